@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# bpfilter: build, boot and test the patch series. See README.md.
+set -o pipefail
+
+. "$(dirname "$0")/harness/lib.sh"
+. "$HARNESS/deps.sh"
+. "$HARNESS/series.sh"
+. "$HARNESS/kernel.sh"
+. "$HARNESS/vm.sh"
+. "$HARNESS/check.sh"
+. "$HARNESS/test.sh"
+
+usage() {
+	cat <<USAGE
+usage: ./build.sh [COMMAND]
+  (none)        install, build, boot and show bpfilter working
+  test          every check and test; ends with "N passed, N failed"
+  check [--bisect]  series applies, mirror equals series, checkpatch clean
+  deps          install the Debian packages the project needs
+  build         apply the series and build kernel, modules, selftests
+  vm [--share DIR] [--timeout S] -- CMD...  run CMD in the guest
+  shell [--share DIR]  interactive guest
+  setup [--force]  developer tree with the series as commits ($WORK)
+  export        developer tree -> patches/, series, mirror
+  fold          mirror edits -> fixups of the right patch -> export
+USAGE
+}
+
+main() {
+	local cmd=${1:-demo}
+	[ $# -gt 0 ] && shift
+	case $cmd in
+	demo)	cmd_deps && ensure_base && cmd_build && cmd_demo ;;
+	test)	cmd_test "$@" ;;
+	check)	cmd_deps && ensure_base && cmd_check "$@" ;;
+	deps)	cmd_deps ;;
+	build)	ensure_base && cmd_build ;;
+	vm)	cmd_vm "$@" ;;
+	shell)	cmd_shell "$@" ;;
+	setup)	ensure_base && cmd_setup "$@" ;;
+	export)	ensure_base && cmd_export ;;
+	fold)	ensure_base && cmd_fold ;;
+	-h|--help|help) usage ;;
+	*)	usage >&2; exit 2 ;;
+	esac
+}
+
+main "$@"

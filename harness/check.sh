@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+# ./build.sh check: the series applies with git am on the pristine base,
+# the mirror equals the tree after it, and each patch passes checkpatch
+# --strict and kernel-doc. Each check prints one TAP-like line.
+# Sourced by build.sh.
+
+CHECKPATCH_ALLOW=$HARNESS/checkpatch.allow
+
+# result NAME STATUS: record one check for the summary.
+CHECK_PASS=0 CHECK_FAIL=0
+result() {
+	if [ "$2" = 0 ]; then
+		echo "ok - $1"
+		CHECK_PASS=$((CHECK_PASS + 1))
+	else
+		echo "not ok - $1"
+		CHECK_FAIL=$((CHECK_FAIL + 1))
+	fi
+}
+
+checkpatch_ignores() {
+	[ -r "$CHECKPATCH_ALLOW" ] || return 0
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CHECKPATCH_ALLOW" | awk '{print $1}' |
+		paste -sd, -
+}
+
+# Debian's codespell keeps its dictionary inside the Python package.
+codespell_dict() {
+	/usr/bin/python3 -c 'import codespell_lib, os
+print(os.path.join(os.path.dirname(codespell_lib.__file__), "data", "dictionary.txt"))'
+}
+
+check_checkpatch() {
+	local p out rc=0 ign
+	ign=$(checkpatch_ignores)
+	for p in $(series_diffs); do
+		out=$(cd "$AMTREE" && scripts/checkpatch.pl --strict --showfile \
+			--codespell --codespellfile "$(codespell_dict)" \
+			--color=never --summary-file ${ign:+--ignore "$ign"} "$PATCHES/$p" 2>&1)
+		if ! echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks' ||
+		   echo "$out" | grep -q -e Traceback -e 'No codespell'; then
+			echo "$out" | sed 's/^/  /'
+			rc=1
+		fi
+		result "checkpatch --strict: $p" $rc
+		[ $rc = 0 ] || CHECK_BAD=1
+		rc=0
+	done
+}
+
+# kernel-doc on every C file and header the series adds or changes.
+check_kerneldoc() {
+	local c=$1 f files out
+	files=$(touched "$c" | grep -E '\.[ch]$' | grep -v '^tools/' |
+		while read -r f; do [ -f "$AMTREE/$f" ] && echo "$f"; done)
+	[ -n "$files" ] || { result "kernel-doc -Wall: no kernel C file in the series" 0; return; }
+	out=$(cd "$AMTREE" && scripts/kernel-doc -none -Wall $files 2>&1)
+	[ -z "$out" ] || echo "$out" | sed 's/^/  /'
+	result "kernel-doc -none -Wall on $(echo $files | wc -w) files" "$([ -z "$out" ]; echo $?)"
+}
+
+# check --bisect: build after each patch in a tree of its own.
+check_bisect() {
+	local tree=$CACHE/bisect kout=$OUT/bisect c rc t
+	worktree "$tree"
+	mkdir -p "$kout"
+	cp "$KOUT/.config" "$kout/.config" 2>/dev/null || die "build the kernel first"
+	for c in $(git -C "$AMTREE" rev-list --reverse "$BASE_BRANCH..HEAD"); do
+		t=$(date +%s)
+		git -C "$tree" checkout -q -f --detach "$c" &&
+		make -s -C "$tree" O="$kout" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" \
+			olddefconfig bzImage modules >"$kout/build.log" 2>&1
+		rc=$?
+		[ $rc = 0 ] || tail -n 20 "$kout/build.log" | sed 's/^/  /'
+		result "builds after: $(git -C "$tree" log -1 --format=%s "$c") ($(($(date +%s) - t))s)" $rc
+	done
+}
+
+cmd_check() {
+	local bisect=0 c
+	[ "${1:-}" = --bisect ] && bisect=1
+	CHECK_PASS=0 CHECK_FAIL=0
+	worktree "$AMTREE"
+	local out
+	out=$(am_series "$AMTREE" 2>&1)
+	result "series applies with git am --whitespace=error-all on $BASE_BRANCH" $?
+	[ -z "$out" ] || echo "$out" | sed 's/^/  /'
+	if [ $CHECK_FAIL = 0 ]; then
+		c=$(git -C "$AMTREE" rev-parse HEAD)
+		out=$(check_mirror "$c")
+		result "mirror equals the tree after the series" $?
+		[ -z "$out" ] || echo "$out" | sed 's/^/  /'
+		check_checkpatch
+		check_kerneldoc "$c"
+		[ $bisect = 1 ] && check_bisect
+	fi
+	[ -n "${IN_TEST:-}" ] || echo "check: $CHECK_PASS passed, $CHECK_FAIL failed"
+	[ $CHECK_FAIL = 0 ]
+}

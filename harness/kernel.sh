@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+# Configure and build the kernel, its modules and the bpfilter selftests
+# out of tree (O=) with ccache. Sourced by build.sh.
+
+KOUT=$OUT/kernel
+KSELFTEST=$OUT/kselftest	# installed selftests (run_kselftest.sh)
+MODROOT=$OUT/modroot		# INSTALL_MOD_PATH; the guest mounts its lib/modules
+
+kmake() {
+	make -s -C "$SRC" O="$KOUT" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+}
+
+config_fragments() {
+	echo "$HARNESS/kernel.config"
+	[ -r "$SRC/tools/testing/selftests/bpfilter/config" ] &&
+		echo "$SRC/tools/testing/selftests/bpfilter/config"
+	[ -n "${BPFILTER_EXTRA_CONFIG:-}" ] && echo "$BPFILTER_EXTRA_CONFIG"
+	return 0
+}
+
+# Every option a fragment asks for must survive olddefconfig; a dependency
+# that is not met would otherwise drop it silently.
+verify_config() {
+	local f line opt want got bad=0
+	for f in $(config_fragments); do
+		while read -r line; do
+			case $line in CONFIG_*=*) ;; *) continue ;; esac
+			opt=${line%%=*} want=${line#*=}
+			got=$(grep -m1 "^$opt=" "$KOUT/.config" | cut -d= -f2-)
+			if [ "$got" != "$want" ]; then
+				echo "config: $opt=$want asked by $(basename "$f"), got '${got:-unset}'" >&2
+				bad=1
+			fi
+		done <"$f"
+	done
+	return $bad
+}
+
+configure_kernel() {
+	local stamp=$KOUT/.bpfilter-config hash
+	mkdir -p "$KOUT"
+	hash=$(cat $(config_fragments) "$SRC/Makefile" | sha1sum | cut -c1-16)
+	[ -r "$KOUT/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return 0
+	kmake tinyconfig >/dev/null &&
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" \
+		$(config_fragments) >/dev/null &&
+	kmake olddefconfig >/dev/null || die "kernel configuration failed"
+	verify_config || die "kernel configuration lacks options (see above)"
+	echo "$hash" >"$stamp"
+}
+
+build_kernel() {
+	configure_kernel
+	stage "build kernel and modules" kmake bzImage modules || die "kernel build failed"
+	rm -rf "$MODROOT"
+	kmake INSTALL_MOD_PATH="$MODROOT" modules_install >/dev/null ||
+		die "modules_install failed"
+	stage "install uapi headers" kmake headers >/dev/null || die "headers failed"
+}
+
+# The selftests build against the headers of the kernel under test.
+build_selftests() {
+	rm -rf "$KSELFTEST"
+	stage "build selftests" make -s -C "$SRC/tools/testing/selftests" \
+		O="$OUT/kselftest-build" TARGETS=bpfilter \
+		KHDR_INCLUDES="-isystem $KOUT/usr/include" \
+		CC="ccache gcc" INSTALL_PATH="$KSELFTEST" install >/dev/null ||
+		die "selftests build failed"
+}
+
+kernel_release() { cat "$KOUT/include/config/kernel.release"; }
+
+cmd_build() {
+	sync_src
+	build_kernel
+	build_selftests
+	log "built $(kernel_release): $KOUT/arch/x86/boot/bzImage"
+}

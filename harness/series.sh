@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-2.0
+# The series workflow: series + patches/ are the source; the mirror (files
+# at their kernel paths in this checkout) is their final state.
+# Sourced by build.sh.
+
+SERIES=$TOP/series
+PATCHES=$TOP/patches
+
+# The mirror is every file of this checkout under a top-level directory that
+# also exists in the kernel tree. MAINTAINERS is carried as MAINTAINERS.fragment.
+MIRROR_ROOTS="Documentation arch block certs crypto drivers fs include init
+io_uring ipc kernel lib mm net rust samples scripts security sound tools usr virt"
+
+series_patches() {
+	[ -r "$SERIES" ] || die "no series file"
+	grep -v -e '^#' -e '^[[:space:]]*$' "$SERIES"
+}
+
+# Patches that carry a diff (the cover letter does not).
+series_diffs() { series_patches | grep -v 'cover-letter'; }
+
+series_hash() {
+	{ series_patches; series_diffs | while read -r p; do cat "$PATCHES/$p"; done; } |
+		sha1sum | cut -c1-16
+}
+
+# worktree DIR: make DIR a work tree of the base repository if it is not one.
+worktree() {
+	[ -e "$1/.git" ] && return 0
+	rm -rf "$1"
+	git_base worktree prune
+	stage "check out $(basename "$1") tree" \
+		git_base worktree add -q --detach "$1" "$BASE_BRANCH" || die "worktree $1"
+}
+
+# am_series TREE: reset TREE to the base and git am the series as commits.
+# Committer dates follow the author dates so the result is reproducible.
+am_series() {
+	local tree=$1 p
+	git -C "$tree" am --abort >/dev/null 2>&1
+	git -C "$tree" reset -q --hard && git -C "$tree" clean -qfdx &&
+		git -C "$tree" checkout -q --detach "$BASE_BRANCH" || return 1
+	for p in $(series_diffs); do
+		[ -r "$PATCHES/$p" ] || { echo "missing patch $p" >&2; return 1; }
+		git -C "$tree" am -q --whitespace=error-all --committer-date-is-author-date \
+			"$PATCHES/$p" || { echo "git am failed: $p" >&2; git -C "$tree" am --abort; return 1; }
+	done
+}
+
+# series_commit: print the commit of base + series, applying it if needed.
+series_commit() {
+	local ref=refs/series/$(series_hash)
+	if ! git_base rev-parse -q --verify "$ref^{commit}" >/dev/null; then
+		worktree "$AMTREE"
+		am_series "$AMTREE" >&2 || return 1
+		git_base update-ref "$ref" "$(git -C "$AMTREE" rev-parse HEAD)"
+	fi
+	git_base rev-parse "$ref^{commit}"
+}
+
+# sync_src: bring the build tree to base + series. git checkout rewrites
+# only the files that differ, so make rebuilds only what changed.
+sync_src() {
+	local c
+	c=$(series_commit) || die "the series does not apply"
+	if [ "$(git -C "$SRC" rev-parse HEAD)" != "$c" ] ||
+	   [ -n "$(git -C "$SRC" status --porcelain)" ]; then
+		git -C "$SRC" checkout -q -f --detach "$c" && git -C "$SRC" clean -qfdx ||
+			die "cannot check out the series in $SRC"
+	fi
+	log "kernel tree $SRC at $(git -C "$SRC" log -1 --format='%h %s')"
+}
+
+# touched COMMIT: files the series changes, as paths (deleted ones included).
+touched() {
+	git_base diff --name-only --no-renames "$BASE_BRANCH" "$1" | grep -vx MAINTAINERS
+}
+
+mirror_files() {
+	local r
+	(cd "$TOP" && for r in $MIRROR_ROOTS; do
+		[ -d "$r" ] || continue
+		if git rev-parse --git-dir >/dev/null 2>&1; then
+			git ls-files --cached --others --exclude-standard -- "$r"
+		else
+			find "$r" -type f
+		fi
+	done) | sort -u
+}
+
+# write_mirror COMMIT: make the mirror hold exactly COMMIT's touched files.
+write_mirror() {
+	local c=$1 f
+	mirror_files | while read -r f; do rm -f "$TOP/$f"; done
+	touched "$c" | while read -r f; do
+		git_base cat-file -e "$c:$f" 2>/dev/null || continue
+		mkdir -p "$TOP/$(dirname "$f")"
+		git_base show "$c:$f" >"$TOP/$f"
+		[ "$(git_base ls-tree "$c" -- "$f" | cut -d' ' -f1)" = 100755 ] &&
+			chmod +x "$TOP/$f"
+	done
+	(cd "$TOP" && for r in $MIRROR_ROOTS; do
+		[ -d "$r" ] && find "$r" -type d -empty -delete
+	done)
+	maintainers_added "$c" >"$TOP/MAINTAINERS.fragment"
+	[ -s "$TOP/MAINTAINERS.fragment" ] || rm -f "$TOP/MAINTAINERS.fragment"
+	return 0
+}
+
+# maintainers_added COMMIT: the lines the series adds to MAINTAINERS.
+maintainers_added() {
+	git_base diff "$BASE_BRANCH" "$1" -- MAINTAINERS | sed -n '/^+++/d; s/^+//p'
+}
+
+# check_mirror COMMIT: the mirror equals the tree after the series.
+check_mirror() {
+	local c=$1 f bad=0
+	while read -r f; do
+		if git_base cat-file -e "$c:$f" 2>/dev/null; then
+			if [ ! -f "$TOP/$f" ]; then
+				echo "mirror: missing $f"; bad=1
+			elif ! git_base show "$c:$f" | cmp -s - "$TOP/$f"; then
+				echo "mirror: differs from the series: $f"; bad=1
+			fi
+		elif [ -e "$TOP/$f" ]; then
+			echo "mirror: the series deletes $f"; bad=1
+		fi
+	done < <(touched "$c")
+	while read -r f; do
+		touched "$c" | grep -qxF "$f" || { echo "mirror: not in the series: $f"; bad=1; }
+	done < <(mirror_files)
+	if ! maintainers_added "$c" | cmp -s - "$TOP/MAINTAINERS.fragment" 2>/dev/null &&
+	   { [ -e "$TOP/MAINTAINERS.fragment" ] || [ -n "$(maintainers_added "$c")" ]; }; then
+		echo "mirror: MAINTAINERS.fragment is not what the series adds to MAINTAINERS"; bad=1
+	fi
+	return $bad
+}
+
+# The developer tree: base + series as commits on branch "$WORK_BRANCH".
+cmd_setup() {
+	local c
+	[ "${1:-}" = --force ] || [ ! -e "$WORK/.git" ] ||
+		die "$WORK exists; ./build.sh setup --force discards it"
+	c=$(series_commit) || die "the series does not apply"
+	worktree "$WORK"
+	git -C "$WORK" reset -q --hard && git -C "$WORK" clean -qfdx
+	git -C "$WORK" checkout -q -B $WORK_BRANCH "$c" || die "checkout failed"
+	git -C "$WORK" config branch.$WORK_BRANCH.description "$(cover_description)"
+	log "developer tree: $WORK (branch $WORK_BRANCH, $(git -C "$WORK" rev-list --count "$BASE_BRANCH..") patches on $BASE_BRANCH)"
+	log "commit there, then ./build.sh export"
+}
+
+# The cover letter's subject and body, kept as the branch description.
+cover_description() {
+	local cl=$PATCHES/0000-cover-letter.patch
+	[ -r "$cl" ] || { echo "bpfilter: *** SUBJECT ***"; echo; echo "*** BLURB ***"; return; }
+	sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$cl" | head -1
+	echo
+	# Body: from the first blank line after the headers to the shortlog.
+	awk 'body && /^[^ ].* \([0-9]+\):$/ { exit } body { print } /^$/ && !body { body = 1 }' "$cl" |
+		sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+}
+
+cmd_export() {
+	[ -e "$WORK/.git" ] || die "no developer tree; run ./build.sh setup"
+	[ -z "$(git -C "$WORK" status --porcelain --untracked-files=no)" ] ||
+		die "$WORK has uncommitted changes"
+	local head n
+	[ "$(git -C "$WORK" symbolic-ref -q --short HEAD)" = $WORK_BRANCH ] ||
+		die "$WORK: check out branch $WORK_BRANCH first"
+	head=$(git -C "$WORK" rev-parse HEAD)
+	n=$(git -C "$WORK" rev-list --count "$BASE_BRANCH..$head")
+	[ "$n" -gt 0 ] || die "no commits on top of $BASE_BRANCH in $WORK"
+	rm -f "$PATCHES"/*.patch
+	mkdir -p "$PATCHES"
+	# The cover letter is signed by the author of the last patch.
+	GIT_COMMITTER_NAME=$(git -C "$WORK" log -1 --format=%an) \
+	GIT_COMMITTER_EMAIL=$(git -C "$WORK" log -1 --format=%ae) \
+		git -C "$WORK" format-patch -q -M --cover-letter --cover-from-description=subject \
+		--base="$BASE_BRANCH" --zero-commit -o "$PATCHES" "$BASE_BRANCH..$WORK_BRANCH" ||
+		die "format-patch failed"
+	(cd "$PATCHES" && ls -1 ./*.patch | sed 's|^\./||' | sort) >"$SERIES"
+	git_base update-ref "refs/series/$(series_hash)" "$head"
+	write_mirror "$head"
+	log "exported $n patches to patches/, series and the mirror"
+}
+
+# fold: edits made in the mirror become fixups of the last patch that
+# touches each file, squashed into it; then export.
+cmd_fold() {
+	local c f owner n=0
+	c=$(series_commit) || die "the series does not apply"
+	if [ ! -e "$WORK/.git" ]; then
+		cmd_setup
+	elif [ "$(git -C "$WORK" rev-parse HEAD^{tree})" != "$(git_base rev-parse "$c^{tree}")" ]; then
+		die "$WORK differs from the series; export it or ./build.sh setup --force"
+	fi
+	git -C "$WORK" checkout -q $WORK_BRANCH 2>/dev/null || git -C "$WORK" checkout -q -B $WORK_BRANCH
+	while read -r f; do
+		if [ -f "$TOP/$f" ]; then
+			git_base show "$c:$f" 2>/dev/null | cmp -s - "$TOP/$f" && continue
+			mkdir -p "$WORK/$(dirname "$f")"
+			cp -p "$TOP/$f" "$WORK/$f"
+		else
+			git_base cat-file -e "$c:$f" 2>/dev/null || continue
+			rm -f "$WORK/$f"
+		fi
+		owner=$(git -C "$WORK" log -1 --format=%H "$BASE_BRANCH..HEAD" -- "$f")
+		[ -n "$owner" ] || die "$f: no patch of the series touches it; commit it in $WORK"
+		git -C "$WORK" add -A -f -- "$f" &&
+			git -C "$WORK" commit -q --fixup="$owner" -- "$f" || die "fixup of $f failed"
+		log "fold $f into: $(git -C "$WORK" log -1 --format=%s "$owner")"
+		n=$((n + 1))
+	done < <({ touched "$c"; mirror_files; } | sort -u)
+	[ $n -gt 0 ] || { log "mirror equals the series; nothing to fold"; return 0; }
+	GIT_SEQUENCE_EDITOR=true git -C "$WORK" rebase -q -i --autosquash "$BASE_BRANCH" ||
+		die "rebase failed in $WORK; resolve there, then ./build.sh export"
+	cmd_export
+}

@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# iptables-legacy and ip6tables-legacy as an administrator uses them, with
+# real packets through a veth pair between two network namespaces: what is
+# accepted, what is dropped, the counters, and the exact iptables-save text.
+# These are the behaviours bpfilter must keep; they pass with ip_tables
+# alone, and must pass the same with bpfilter loaded.
+
+source ../net/lib.sh
+
+ret=0
+PY=python3
+
+cleanup()
+{
+	cleanup_all_ns
+}
+
+check()
+{
+	local what=$1
+	shift
+
+	if "$@"; then
+		echo "PASS: $what"
+	else
+		echo "FAIL: $what"
+		ret=1
+	fi
+}
+
+for tool in iptables-legacy ip6tables-legacy iptables-legacy-save ip ${PY}; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "SKIP: $tool not found"
+		exit "$ksft_skip"
+	fi
+done
+
+trap cleanup EXIT
+setup_ns client server || exit "$ksft_skip"
+
+ip link add veth0 netns "$client" type veth peer name veth0 netns "$server" ||
+	exit "$ksft_skip"
+ip -net "$client" addr add 10.0.1.1/24 dev veth0
+ip -net "$client" addr add dead:1::1/64 dev veth0 nodad
+ip -net "$server" addr add 10.0.1.2/24 dev veth0
+ip -net "$server" addr add dead:1::2/64 dev veth0 nodad
+ip -net "$client" link set veth0 up
+ip -net "$server" link set veth0 up
+
+# send_recv ADDR PORT N: datagrams from client to server; prints received.
+send_recv()
+{
+	local addr=$1 port=$2 n=$3
+
+	ip netns exec "$server" $PY -c '
+import socket, sys
+addr, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+s.bind((addr, port))
+s.settimeout(1.0)
+sys.stdout.write("ready\n"); sys.stdout.flush()
+got = 0
+try:
+    while got < n:
+        s.recv(2048)
+        got += 1
+except socket.timeout:
+    pass
+print(got)
+' "$addr" "$port" "$n" >"$tmp" &
+	local pid=$!
+
+	busywait 30000 grep -q ready "$tmp" || { kill $pid; echo -1; return; }
+	ip netns exec "$client" $PY -c '
+import socket, sys
+addr, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+for i in range(n):
+    s.sendto(b"x" * 72, (addr, port))
+' "$addr" "$port" "$n"
+	wait $pid
+	tail -n 1 "$tmp"
+}
+
+# counters NS IPT CHAIN RULE: "packets bytes" of rule number RULE.
+counters()
+{
+	ip netns exec "$1" "$2" -L "$3" -v -x -n | awk -v r="$4" 'NR == r + 2 { print $1, $2 }'
+}
+
+tmp=$(mktemp)
+trap 'cleanup; rm -f "$tmp"' EXIT
+
+test_udp_drop()
+{
+	local ipt=$1 addr=$2 hdr=$3 got c
+
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5001 -j DROP
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5000 -j ACCEPT
+
+	got=$(send_recv "$addr" 5001 10)
+	check "$ipt: DROP rule drops udp to 5001 (got $got)" [ "$got" = 0 ]
+	got=$(send_recv "$addr" 5000 10)
+	check "$ipt: udp to 5000 arrives (got $got)" [ "$got" = 10 ]
+
+	# 72 bytes of payload, 8 of udp header, and the IP header.
+	c=$(counters "$server" "$ipt" INPUT 1)
+	check "$ipt: DROP rule counted 10 packets ($c)" [ "$c" = "10 $((10 * (80 + hdr)))" ]
+	c=$(counters "$server" "$ipt" INPUT 2)
+	check "$ipt: ACCEPT rule counted 10 packets ($c)" [ "$c" = "10 $((10 * (80 + hdr)))" ]
+
+	ip netns exec "$server" "$ipt" -D INPUT 1
+	got=$(send_recv "$addr" 5001 10)
+	check "$ipt: udp to 5001 arrives after -D (got $got)" [ "$got" = 10 ]
+
+	ip netns exec "$server" "$ipt" -P INPUT DROP
+	got=$(send_recv "$addr" 5001 10)
+	check "$ipt: policy DROP drops udp to 5001 (got $got)" [ "$got" = 0 ]
+	got=$(send_recv "$addr" 5000 10)
+	check "$ipt: ACCEPT rule still accepts under policy DROP (got $got)" [ "$got" = 10 ]
+	ip netns exec "$server" "$ipt" -P INPUT ACCEPT
+	ip netns exec "$server" "$ipt" -F INPUT
+}
+
+test_user_chain()
+{
+	local ipt=$1 addr=$2 got
+
+	ip netns exec "$server" "$ipt" -N udpin
+	ip netns exec "$server" "$ipt" -A udpin -p udp --dport 5002 -j DROP
+	ip netns exec "$server" "$ipt" -A udpin -j RETURN
+	ip netns exec "$server" "$ipt" -A INPUT -p udp -j udpin
+	got=$(send_recv "$addr" 5002 5)
+	check "$ipt: drop in a user chain (got $got)" [ "$got" = 0 ]
+	got=$(send_recv "$addr" 5003 5)
+	check "$ipt: RETURN from a user chain (got $got)" [ "$got" = 5 ]
+	ip netns exec "$server" "$ipt" -F
+	ip netns exec "$server" "$ipt" -X udpin
+}
+
+# The text iptables-save prints for a ruleset built by commands.
+test_save()
+{
+	local ipt=$1 save=$2 src=$3 out
+
+	ip netns exec "$server" "$ipt" -N web
+	ip netns exec "$server" "$ipt" -A INPUT -s "$src" -p tcp --dport 22 -j ACCEPT
+	ip netns exec "$server" "$ipt" -A INPUT -p tcp -j web
+	ip netns exec "$server" "$ipt" -I INPUT -i lo -j ACCEPT
+	ip netns exec "$server" "$ipt" -A web -p tcp --dport 80 -j ACCEPT
+	ip netns exec "$server" "$ipt" -A OUTPUT -o veth0 -p udp ! --dport 53 -j DROP
+	ip netns exec "$server" "$ipt" -P FORWARD DROP
+	out=$(ip netns exec "$server" "$save" | grep -v '^#')
+	check "$save prints the ruleset" [ "$out" = "*filter
+:INPUT ACCEPT [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+:web - [0:0]
+-A INPUT -i lo -j ACCEPT
+-A INPUT -s $src -p tcp -m tcp --dport 22 -j ACCEPT
+-A INPUT -p tcp -j web
+-A OUTPUT -o veth0 -p udp -m udp ! --dport 53 -j DROP
+-A web -p tcp -m tcp --dport 80 -j ACCEPT
+COMMIT" ]
+	ip netns exec "$server" "$ipt" -F
+	ip netns exec "$server" "$ipt" -X
+	ip netns exec "$server" "$ipt" -P FORWARD ACCEPT
+}
+
+test_udp_drop iptables-legacy 10.0.1.2 20
+test_udp_drop ip6tables-legacy dead:1::2 40
+test_user_chain iptables-legacy 10.0.1.2
+test_user_chain ip6tables-legacy dead:1::2
+test_save iptables-legacy iptables-legacy-save 10.0.0.0/8
+test_save ip6tables-legacy ip6tables-legacy-save dead:2::/64
+
+exit $ret

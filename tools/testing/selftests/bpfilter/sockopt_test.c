@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The iptables-legacy socket interface, driven with raw sockopts in a new
+ * network namespace, for IPv4 and IPv6. The expectations are those of
+ * ip_tables and ip6_tables; bpfilter must meet them unchanged.
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
+
+#include "../kselftest_harness.h"
+
+/*
+ * ipt_* and ip6t_* differ only in the address header: the fields after it
+ * are the same, at offsets relative to its size.
+ */
+static_assert(offsetof(struct ipt_entry, target_offset) == sizeof(struct ipt_ip) + 4, "");
+static_assert(offsetof(struct ipt_entry, next_offset) == sizeof(struct ipt_ip) + 6, "");
+static_assert(offsetof(struct ipt_entry, comefrom) == sizeof(struct ipt_ip) + 8, "");
+static_assert(offsetof(struct ipt_entry, counters) == sizeof(struct ipt_entry) - 16, "");
+static_assert(offsetof(struct ip6t_entry, target_offset) == sizeof(struct ip6t_ip6) + 4, "");
+static_assert(offsetof(struct ip6t_entry, next_offset) == sizeof(struct ip6t_ip6) + 6, "");
+static_assert(offsetof(struct ip6t_entry, comefrom) == sizeof(struct ip6t_ip6) + 8, "");
+static_assert(offsetof(struct ip6t_entry, counters) == sizeof(struct ip6t_entry) - 16, "");
+static_assert(sizeof(struct ipt_replace) == sizeof(struct ip6t_replace), "");
+static_assert(sizeof(struct ipt_getinfo) == sizeof(struct ip6t_getinfo), "");
+static_assert(IPT_SO_SET_REPLACE == IP6T_SO_SET_REPLACE, "");
+static_assert(IPT_SO_GET_ENTRIES == IP6T_SO_GET_ENTRIES, "");
+
+#define FILTER_HOOKS	((1 << NF_INET_LOCAL_IN) | (1 << NF_INET_FORWARD) | \
+			 (1 << NF_INET_LOCAL_OUT))
+#define STD_TARGET	XT_ALIGN(sizeof(struct xt_standard_target))
+#define ERR_TARGET	XT_ALIGN(sizeof(struct xt_error_target))
+#define MAX_ENTRIES	8
+#define BLOB_MAX	4096
+
+/* A table under construction: a flat blob and the offsets of its entries. */
+struct blob {
+	size_t iphdr;		/* sizeof(struct ipt_ip) or ip6t_ip6 */
+	size_t ehdr;		/* sizeof(struct ipt_entry) or ip6t_entry */
+	size_t size;
+	unsigned int num;
+	unsigned int off[MAX_ENTRIES];
+	unsigned int hook[NF_INET_NUMHOOKS];	/* entry index of each hook */
+	unsigned int under[NF_INET_NUMHOOKS];	/* entry index of each policy */
+	unsigned char data[BLOB_MAX];
+};
+
+/* Names in the uapi structs are fixed-size and NUL-terminated. */
+static void set_name(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src);
+}
+
+static __u16 *target_offset(struct blob *b, unsigned int off)
+{
+	return (__u16 *)(b->data + off + b->iphdr + 4);
+}
+
+static __u16 *next_offset(struct blob *b, unsigned int off)
+{
+	return (__u16 *)(b->data + off + b->iphdr + 6);
+}
+
+static unsigned int *comefrom(struct blob *b, unsigned int off)
+{
+	return (unsigned int *)(b->data + off + b->iphdr + 8);
+}
+
+static struct xt_counters *counters(struct blob *b, unsigned int off)
+{
+	return (struct xt_counters *)(b->data + off + b->ehdr - sizeof(struct xt_counters));
+}
+
+static void *target_of(struct blob *b, unsigned int off)
+{
+	return b->data + off + *target_offset(b, off);
+}
+
+static void new_entry(struct blob *b, unsigned int off, size_t tsize)
+{
+	memset(b->data + off, 0, b->ehdr + tsize);
+	*target_offset(b, off) = b->ehdr;
+	*next_offset(b, off) = b->ehdr + tsize;
+}
+
+/* Append an entry with no match and a standard target (verdict or jump). */
+static unsigned int add_standard(struct blob *b, int verdict)
+{
+	unsigned int off = b->size;
+	struct xt_standard_target *t;
+
+	new_entry(b, off, STD_TARGET);
+	t = target_of(b, off);
+	t->target.u.user.target_size = STD_TARGET;
+	t->verdict = verdict;
+	b->off[b->num++] = off;
+	b->size += b->ehdr + STD_TARGET;
+	return off;
+}
+
+/* Append an ERROR entry: a user chain head, or the table's last entry. */
+static unsigned int add_error(struct blob *b, const char *name)
+{
+	unsigned int off = b->size;
+	struct xt_error_target *t;
+
+	new_entry(b, off, ERR_TARGET);
+	t = target_of(b, off);
+	t->target.u.user.target_size = ERR_TARGET;
+	set_name(t->target.u.user.name, sizeof(t->target.u.user.name), XT_ERROR_TARGET);
+	set_name(t->errorname, sizeof(t->errorname), name);
+	b->off[b->num++] = off;
+	b->size += b->ehdr + ERR_TARGET;
+	return off;
+}
+
+#define VERDICT(v)	(-(v) - 1)
+
+FIXTURE(filter) {
+	int fd;
+	int level;
+	struct blob blob;
+	struct ipt_replace *repl;
+};
+
+FIXTURE_VARIANT(filter) {
+	int family;
+	int level;
+	size_t iphdr;
+	size_t ehdr;
+	int rev_match;
+	int rev_target;
+};
+
+FIXTURE_VARIANT_ADD(filter, ipv4) {
+	.family = AF_INET,
+	.level = IPPROTO_IP,
+	.iphdr = sizeof(struct ipt_ip),
+	.ehdr = sizeof(struct ipt_entry),
+	.rev_match = IPT_SO_GET_REVISION_MATCH,
+	.rev_target = IPT_SO_GET_REVISION_TARGET,
+};
+
+FIXTURE_VARIANT_ADD(filter, ipv6) {
+	.family = AF_INET6,
+	.level = IPPROTO_IPV6,
+	.iphdr = sizeof(struct ip6t_ip6),
+	.ehdr = sizeof(struct ip6t_entry),
+	.rev_match = IP6T_SO_GET_REVISION_MATCH,
+	.rev_target = IP6T_SO_GET_REVISION_TARGET,
+};
+
+FIXTURE_SETUP(filter)
+{
+	ASSERT_EQ(0, unshare(CLONE_NEWNET)) TH_LOG("unshare: %s", strerror(errno));
+	self->fd = socket(variant->family, SOCK_RAW, IPPROTO_RAW);
+	ASSERT_LE(0, self->fd);
+	self->level = variant->level;
+	self->blob.iphdr = variant->iphdr;
+	self->blob.ehdr = variant->ehdr;
+	self->repl = calloc(1, sizeof(*self->repl) + BLOB_MAX);
+	ASSERT_NE(NULL, self->repl);
+}
+
+FIXTURE_TEARDOWN(filter)
+{
+	free(self->repl);
+	close(self->fd);
+}
+
+static int get_info(int fd, int level, const char *table, struct ipt_getinfo *info)
+{
+	socklen_t len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	set_name(info->name, sizeof(info->name), table);
+	if (getsockopt(fd, level, IPT_SO_GET_INFO, info, &len))
+		return -errno;
+	return 0;
+}
+
+/* Read the whole table into a buffer the caller frees. */
+static struct ipt_get_entries *get_entries(int fd, int level, unsigned int size)
+{
+	socklen_t len = sizeof(struct ipt_get_entries) + size;
+	struct ipt_get_entries *get = calloc(1, len);
+
+	if (!get)
+		return NULL;
+	set_name(get->name, sizeof(get->name), "filter");
+	get->size = size;
+	if (getsockopt(fd, level, IPT_SO_GET_ENTRIES, get, &len)) {
+		free(get);
+		return NULL;
+	}
+	return get;
+}
+
+static void set_hooks(struct blob *b, unsigned int in, unsigned int in_policy,
+		      unsigned int fwd, unsigned int out)
+{
+	b->hook[NF_INET_LOCAL_IN] = in;
+	b->under[NF_INET_LOCAL_IN] = in_policy;
+	b->hook[NF_INET_FORWARD] = fwd;
+	b->under[NF_INET_FORWARD] = fwd;
+	b->hook[NF_INET_LOCAL_OUT] = out;
+	b->under[NF_INET_LOCAL_OUT] = out;
+}
+
+/* The filter table as iptables leaves it: three policies, no rule. */
+static void build_default(struct blob *b, int fwd_verdict)
+{
+	b->size = 0;
+	b->num = 0;
+	add_standard(b, VERDICT(NF_ACCEPT));
+	add_standard(b, fwd_verdict);
+	add_standard(b, VERDICT(NF_ACCEPT));
+	add_error(b, XT_ERROR_TARGET);
+	set_hooks(b, 0, 0, 1, 2);
+}
+
+static void fill_replace(struct ipt_replace *r, struct blob *b, unsigned int num_counters)
+{
+	int h;
+
+	memset(r, 0, sizeof(*r));
+	set_name(r->name, sizeof(r->name), "filter");
+	r->valid_hooks = FILTER_HOOKS;
+	r->num_entries = b->num;
+	r->size = b->size;
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (!(FILTER_HOOKS & (1 << h)))
+			continue;
+		r->hook_entry[h] = b->off[b->hook[h]];
+		r->underflow[h] = b->off[b->under[h]];
+	}
+	r->num_counters = num_counters;
+	r->counters = calloc(num_counters ? num_counters : 1, sizeof(struct xt_counters));
+	memcpy(r->entries, b->data, b->size);
+}
+
+static int set_replace(int fd, int level, struct ipt_replace *r, socklen_t len)
+{
+	int ret = setsockopt(fd, level, IPT_SO_SET_REPLACE, r, len) ? -errno : 0;
+
+	free(r->counters);
+	r->counters = NULL;
+	return ret;
+}
+
+static int replace(struct _test_data_filter *self)
+{
+	return set_replace(self->fd, self->level, self->repl,
+			   sizeof(*self->repl) + self->blob.size);
+}
+
+TEST_F(filter, get_info_new_netns)
+{
+	struct ipt_getinfo info;
+
+	ASSERT_EQ(0, get_info(self->fd, self->level, "filter", &info));
+	EXPECT_EQ(FILTER_HOOKS, info.valid_hooks);
+	EXPECT_EQ(4, info.num_entries);
+	EXPECT_EQ(3 * (variant->ehdr + STD_TARGET) + variant->ehdr + ERR_TARGET, info.size);
+	EXPECT_EQ(0, info.hook_entry[NF_INET_LOCAL_IN]);
+	EXPECT_EQ(variant->ehdr + STD_TARGET, info.hook_entry[NF_INET_FORWARD]);
+	EXPECT_EQ(2 * (variant->ehdr + STD_TARGET), info.hook_entry[NF_INET_LOCAL_OUT]);
+	EXPECT_EQ(info.hook_entry[NF_INET_LOCAL_OUT], info.underflow[NF_INET_LOCAL_OUT]);
+}
+
+TEST_F(filter, get_info_errors)
+{
+	struct ipt_getinfo info;
+	socklen_t len = 1;
+
+	EXPECT_EQ(-ENOENT, get_info(self->fd, self->level, "nosuchtable", &info));
+	EXPECT_EQ(-1, getsockopt(self->fd, self->level, IPT_SO_GET_INFO, &info, &len));
+	EXPECT_EQ(EINVAL, errno);
+	len = sizeof(info) + 1;
+	EXPECT_EQ(-1, getsockopt(self->fd, self->level, IPT_SO_GET_INFO, &info, &len));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* GET_ENTRIES returns byte for byte what REPLACE installed. */
+TEST_F(filter, replace_roundtrip)
+{
+	struct ipt_get_entries *get;
+	struct ipt_getinfo info;
+
+	build_default(&self->blob, VERDICT(NF_DROP));
+	fill_replace(self->repl, &self->blob, 4);
+	ASSERT_EQ(0, replace(self));
+	ASSERT_EQ(0, get_info(self->fd, self->level, "filter", &info));
+	ASSERT_EQ(self->blob.size, info.size);
+	get = get_entries(self->fd, self->level, info.size);
+	ASSERT_NE(NULL, get);
+	/* ip_tables reports in comefrom the hooks that reach each entry. */
+	*comefrom(&self->blob, self->blob.off[0]) = 1 << NF_INET_LOCAL_IN;
+	*comefrom(&self->blob, self->blob.off[1]) = 1 << NF_INET_FORWARD;
+	*comefrom(&self->blob, self->blob.off[2]) = 1 << NF_INET_LOCAL_OUT;
+	EXPECT_EQ(0, memcmp(get->entrytable, self->blob.data, self->blob.size));
+	free(get);
+}
+
+TEST_F(filter, get_entries_bad_size)
+{
+	struct ipt_get_entries get = { .name = "filter", .size = 1 };
+	socklen_t len = sizeof(get) + 1;
+
+	EXPECT_EQ(-1, getsockopt(self->fd, self->level, IPT_SO_GET_ENTRIES, &get, &len));
+	EXPECT_EQ(EAGAIN, errno);
+	len = sizeof(get);
+	EXPECT_EQ(-1, getsockopt(self->fd, self->level, IPT_SO_GET_ENTRIES, &get, &len));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* INPUT jumps to a user chain whose first rule jumps to itself: ELOOP. */
+TEST_F(filter, replace_loop)
+{
+	struct blob *b = &self->blob;
+	unsigned int jump;
+
+	b->size = 0;
+	b->num = 0;
+	jump = add_standard(b, 0);			/* 0: -A INPUT -j loop */
+	add_standard(b, VERDICT(NF_ACCEPT));		/* 1: INPUT policy */
+	add_standard(b, VERDICT(NF_ACCEPT));		/* 2: FORWARD policy */
+	add_standard(b, VERDICT(NF_ACCEPT));		/* 3: OUTPUT policy */
+	add_error(b, "loop");				/* 4: -N loop */
+	add_standard(b, b->size);			/* 5: -A loop -j loop */
+	add_standard(b, XT_RETURN);			/* 6: loop's return */
+	add_error(b, XT_ERROR_TARGET);
+	((struct xt_standard_target *)target_of(b, jump))->verdict = b->off[5];
+	set_hooks(b, 0, 1, 2, 3);
+	fill_replace(self->repl, b, 4);
+	EXPECT_EQ(-ELOOP, replace(self));
+
+	/* The same table without the self jump is valid. */
+	((struct xt_standard_target *)target_of(b, b->off[5]))->verdict = XT_RETURN;
+	fill_replace(self->repl, b, 4);
+	EXPECT_EQ(0, replace(self));
+}
+
+TEST_F(filter, replace_errors)
+{
+	struct ipt_replace *r = self->repl;
+	struct blob *b = &self->blob;
+
+	build_default(b, VERDICT(NF_ACCEPT));
+
+	fill_replace(r, b, 4);
+	EXPECT_EQ(-EINVAL, set_replace(self->fd, self->level, r, 1));
+
+	fill_replace(r, b, 0);
+	EXPECT_EQ(-EINVAL, replace(self));
+
+	fill_replace(r, b, INT_MAX / sizeof(struct xt_counters));
+	EXPECT_EQ(-ENOMEM, replace(self));
+
+	fill_replace(r, b, 4);
+	r->size += 8;			/* claims more than optlen carries */
+	EXPECT_EQ(-EINVAL, replace(self));
+
+	fill_replace(r, b, 4);
+	r->num_entries = 3;
+	EXPECT_EQ(-EINVAL, replace(self));
+
+	fill_replace(r, b, 4);
+	r->hook_entry[NF_INET_FORWARD] += 4;	/* not an entry boundary */
+	EXPECT_EQ(-EINVAL, replace(self));
+
+	fill_replace(r, b, 4);
+	r->underflow[NF_INET_LOCAL_OUT] = b->off[3];	/* ERROR is no underflow */
+	EXPECT_EQ(-EINVAL, replace(self));
+
+	fill_replace(r, b, 4);
+	*next_offset(b, b->off[1]) += 4;	/* misaligned */
+	memcpy(r->entries, b->data, b->size);
+	EXPECT_EQ(-EINVAL, replace(self));
+	*next_offset(b, b->off[1]) -= 4;
+
+	fill_replace(r, b, 4);
+	*target_offset(b, b->off[0]) = 4;	/* inside the header */
+	memcpy(r->entries, b->data, b->size);
+	EXPECT_EQ(-EINVAL, replace(self));
+	*target_offset(b, b->off[0]) = b->ehdr;
+
+	fill_replace(r, b, 4);
+	set_name(r->name, sizeof(r->name), "nosuchtable");
+	EXPECT_EQ(-ENOENT, replace(self));
+}
+
+/* ADD_COUNTERS adds to what GET_ENTRIES reports for each rule. */
+TEST_F(filter, add_counters)
+{
+	size_t len = sizeof(struct xt_counters_info) + 4 * sizeof(struct xt_counters);
+	struct xt_counters_info *ci = calloc(1, len);
+	struct ipt_get_entries *get;
+	struct xt_counters *c;
+	struct ipt_getinfo info;
+
+	ASSERT_NE(NULL, ci);
+	set_name(ci->name, sizeof(ci->name), "filter");
+	ci->num_counters = 4;
+	ci->counters[1].pcnt = 3;
+	ci->counters[1].bcnt = 300;
+	ASSERT_EQ(0, setsockopt(self->fd, self->level, IPT_SO_SET_ADD_COUNTERS, ci, len));
+	ASSERT_EQ(0, setsockopt(self->fd, self->level, IPT_SO_SET_ADD_COUNTERS, ci, len));
+
+	ci->num_counters = 5;		/* the table has 4 rules */
+	EXPECT_EQ(-1, setsockopt(self->fd, self->level, IPT_SO_SET_ADD_COUNTERS, ci,
+				 len + sizeof(struct xt_counters)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(self->fd, self->level, IPT_SO_SET_ADD_COUNTERS, ci, len));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, get_info(self->fd, self->level, "filter", &info));
+	get = get_entries(self->fd, self->level, info.size);
+	ASSERT_NE(NULL, get);
+	self->blob.size = info.size;
+	memcpy(self->blob.data, get->entrytable, info.size);
+	c = counters(&self->blob, info.hook_entry[NF_INET_FORWARD]);
+	EXPECT_EQ(6, c->pcnt);
+	EXPECT_EQ(600, c->bcnt);
+	c = counters(&self->blob, info.hook_entry[NF_INET_LOCAL_IN]);
+	EXPECT_EQ(0, c->pcnt);
+	free(get);
+	free(ci);
+}
+
+TEST_F(filter, get_revision)
+{
+	struct xt_get_revision rev = { .name = "udp" };
+	socklen_t len = sizeof(rev);
+
+	EXPECT_EQ(0, getsockopt(self->fd, self->level, variant->rev_match, &rev, &len));
+	set_name(rev.name, sizeof(rev.name), "nosuchmatch");
+	EXPECT_EQ(-1, getsockopt(self->fd, self->level, variant->rev_match, &rev, &len));
+	EXPECT_EQ(ENOENT, errno);
+	set_name(rev.name, sizeof(rev.name), "REJECT");
+	EXPECT_EQ(0, getsockopt(self->fd, self->level, variant->rev_target, &rev, &len));
+	len = sizeof(rev) - 1;
+	EXPECT_EQ(-1, getsockopt(self->fd, self->level, variant->rev_target, &rev, &len));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_HARNESS_MAIN
