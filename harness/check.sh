@@ -48,15 +48,29 @@ check_checkpatch() {
 	done
 }
 
-# kernel-doc on every C file and header the series adds or changes.
+# kernel-doc on every C file and header the series adds or changes: no
+# warning that the same file (before a rename, if any) did not have.
 check_kerneldoc() {
-	local c=$1 f files out
-	files=$(touched "$c" | grep -E '\.[ch]$' | grep -v '^tools/' |
-		while read -r f; do [ -f "$AMTREE/$f" ] && echo "$f"; done)
-	[ -n "$files" ] || { result "kernel-doc -Wall: no kernel C file in the series" 0; return; }
-	out=$(cd "$AMTREE" && scripts/kernel-doc -none -Wall $files 2>&1)
-	[ -z "$out" ] || echo "$out" | sed 's/^/  /'
-	result "kernel-doc -none -Wall on $(echo $files | wc -w) files" "$([ -z "$out" ]; echo $?)"
+	local c=$1 f old out tmp n=0 bad=0
+	tmp=$(mktemp -d)
+	while read -r f old; do
+		[ -f "$AMTREE/$f" ] || continue
+		n=$((n + 1))
+		(cd "$AMTREE" && scripts/kernel-doc -none -Wall "$f" 2>&1) |
+			sed 's/^[^:]*:[0-9]*: //' | sort >"$tmp/new"
+		: >"$tmp/old"
+		if git_base cat-file -e "$BASE_BRANCH:$old" 2>/dev/null; then
+			mkdir -p "$tmp/base/$(dirname "$old")"
+			git_base show "$BASE_BRANCH:$old" >"$tmp/base/$old"
+			(cd "$tmp/base" && "$AMTREE/scripts/kernel-doc" -none -Wall "$old" 2>&1) |
+				sed 's/^[^:]*:[0-9]*: //' | sort >"$tmp/old"
+		fi
+		out=$(comm -23 "$tmp/new" "$tmp/old")
+		[ -z "$out" ] || { echo "$out" | sed "s|^|  $f: |"; bad=1; }
+	done < <(git_base diff -M --name-status "$BASE_BRANCH" "$c" -- '*.c' '*.h' |
+		 awk '$1 ~ /^R/ { print $3, $2; next } $1 != "D" { print $2, $2 }' | grep -v '^tools/')
+	rm -rf "$tmp"
+	result "kernel-doc -none -Wall: no new warning in $n files" $bad
 }
 
 # check --bisect: build after each patch in a tree of its own.

@@ -44,24 +44,68 @@ vm_fails_on_warn() {
 		{ echo "the WARN was not reported:"; echo "$err"; return 1; }
 }
 
-# The kselftests, run in the guest by the standard runner; each top-level
-# TAP result counts as one test.
+# parse_tap LOG: one result per subtest (nested TAP of harness programs,
+# PASS:/FAIL: lines of shell tests) and per kselftest program.
+parse_tap() {
+	local prog="" line
+	while IFS= read -r line; do
+		case $line in
+		"# selftests: "*) prog=${line#\# selftests: } ;;
+		"# ok "*"# SKIP"*|"ok "*"# SKIP"*) echo "  skipped: $line" ;;
+		"# ok "[0-9]*) result "$prog: ${line#\# ok [0-9]* }" 0 ;;
+		"# not ok "[0-9]*) result "$prog: ${line#\# not ok [0-9]* }" 1 ;;
+		"# PASS: "*) result "$prog: ${line#\# PASS: }" 0 ;;
+		"# FAIL: "*) result "$prog: ${line#\# FAIL: }" 1 ;;
+		"ok "[0-9]*) result "kselftest ${line#ok [0-9]* }" 0 ;;
+		"not ok "[0-9]*) result "kselftest ${line#not ok [0-9]* }" 1 ;;
+		esac
+	done <"$1"
+}
+
+# The kselftests, run in the guest by the standard runner.
 run_kselftests() {
-	local log=$OUT/kselftest.log rc line
+	local log=$OUT/kselftest.log rc
 	log "run kselftests in the guest ..."
 	vm_run --share "$KSELFTEST" --timeout "${KSFT_TIMEOUT:-1800}" -- \
 		"$KSELFTEST/run_kselftest.sh" >"$log" 2>"$log.err"
 	rc=$?
-	sed 's/^/  | /' "$log"
-	while read -r line; do
-		case $line in
-		"ok "*" # SKIP"*) echo "  skipped: $line" ;;
-		"ok "*) result "kselftest: ${line#ok [0-9]* }" 0 ;;
-		"not ok "*) result "kselftest: ${line#not ok [0-9]* }" 1 ;;
-		esac
-	done < <(grep -E '^(not )?ok [0-9]+ ' "$log")
+	parse_tap "$log"
 	grep -qE '^(not )?ok [0-9]+ ' "$log" || result "kselftests reported results" 1
-	[ $rc = 0 ] || { cat "$log.err"; result "guest run of the kselftests (status $rc)" 1; }
+	if [ $rc != 0 ]; then
+		sed 's/^/  | /' "$log" | tail -n 60
+		sed 's/^/  /' "$log.err"
+		result "guest run of the kselftests (status $rc)" 1
+	fi
+	log "kselftests done; full log: $log"
+}
+
+# The KUnit suites of the series, built as modules (harness/kunit.modules),
+# loaded in one guest; each test case counts.
+run_kunit() {
+	local log=$OUT/kunit.log mods rc line suite=""
+	mods=$(grep -v '^#' "$HARNESS/kunit.modules" | xargs)
+	[ -n "$mods" ] || return 0
+	log "run KUnit suites in the guest: $mods ..."
+	vm_run --timeout "${KUNIT_TIMEOUT:-1200}" -- sh -c '
+		for m in "$@"; do modprobe "$m" || echo "not ok 0 modprobe $m"; done
+		cat /sys/kernel/debug/kunit/*/results' sh $mods >"$log" 2>"$log.err"
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		*"# Subtest: "*) suite=${line##*# Subtest: } ;;
+		"    ok "*"# SKIP"*) echo "  skipped: $suite: ${line#    }" ;;
+		"    ok "[0-9]*) result "kunit $suite: ${line#    ok [0-9]* }" 0 ;;
+		"    not ok "[0-9]*) result "kunit $suite: ${line#    not ok [0-9]* }" 1 ;;
+		"not ok 0 "*) result "kunit: ${line#not ok 0 }" 1 ;;
+		esac
+	done <"$log"
+	grep -qE '^    (not )?ok [0-9]+ ' "$log" || result "KUnit suites reported results" 1
+	if [ $rc != 0 ] || grep -qE '^ +not ok' "$log"; then
+		sed 's/^/  | /' "$log" | tail -n 80
+		sed 's/^/  /' "$log.err" | tail -n 40
+		[ $rc = 0 ] || result "guest run of the KUnit suites (status $rc)" 1
+	fi
+	log "KUnit done; full log: $log"
 }
 
 cmd_test() {
@@ -83,6 +127,22 @@ cmd_test() {
 	run_test "tooling: fold carries a mirror edit into its patch" tooling_fold
 	run_test "vm: the guest's exit status reaches the host" vm_exit_status
 	run_test "vm: a WARN in the guest fails the run" vm_fails_on_warn
+	run_kunit
 	run_kselftests
 	summary
+}
+
+# ./build.sh with no command: boot the patched kernel and show it working.
+cmd_demo() {
+	local log=$OUT/demo.log
+	vm_run --share "$KSELFTEST" --timeout 1800 -- sh -c '
+		echo "kernel: $(uname -r)"
+		for m in bpfilter; do
+			modprobe "$m" 2>/dev/null && echo "module $m loaded"
+		done
+		"$1/run_kselftest.sh"' sh "$KSELFTEST" | tee "$log"
+	local rc=$?
+	echo "demo: kernel $(kernel_release) booted; kselftests:" \
+		"$(grep -c '^ok ' "$log") ok, $(grep -c '^not ok ' "$log") not ok; guest status $rc"
+	return $rc
 }

@@ -9,7 +9,7 @@ copy_checkout() {
 	local dir
 	dir=$(mktemp -d "$OUT/tooling.XXXXXX") || return 1
 	(cd "$TOP" && git ls-files -co --exclude-standard -z |
-		rsync -a --from0 --files-from=- ./ "$dir/") || return 1
+		rsync -a --ignore-missing-args --from0 --files-from=- ./ "$dir/") || return 1
 	echo "$dir"
 }
 

@@ -49,31 +49,39 @@ ip -net "$server" addr add dead:1::2/64 dev veth0 nodad
 ip -net "$client" link set veth0 up
 ip -net "$server" link set veth0 up
 
-# send_recv ADDR PORT N: datagrams from client to server; prints received.
+# send_recv ADDR PORT N: N datagrams from client to server; prints how
+# many arrived. Delivery over veth is done when the sender returns; the
+# receiver then drains its socket and stops.
 send_recv()
 {
-	local addr=$1 port=$2 n=$3
+	local addr=$1 port=$2 n=$3 pid
 
+	rm -f "$tmp.stop"
 	ip netns exec "$server" $PY -c '
-import socket, sys
-addr, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+import os, socket, sys
+addr, port, stop = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
 s = socket.socket(fam, socket.SOCK_DGRAM)
 s.bind((addr, port))
-s.settimeout(1.0)
+s.settimeout(0.2)
 sys.stdout.write("ready\n"); sys.stdout.flush()
 got = 0
-try:
-    while got < n:
+while True:
+    try:
         s.recv(2048)
         got += 1
-except socket.timeout:
-    pass
+    except socket.timeout:
+        if os.path.exists(stop):
+            break
 print(got)
-' "$addr" "$port" "$n" >"$tmp" &
-	local pid=$!
+' "$addr" "$port" "$tmp.stop" >"$tmp" &
+	pid=$!
 
-	busywait 30000 grep -q ready "$tmp" || { kill $pid; echo -1; return; }
+	if ! slowwait 60 grep -q ready "$tmp"; then
+		kill $pid
+		echo -1
+		return
+	fi
 	ip netns exec "$client" $PY -c '
 import socket, sys
 addr, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -82,6 +90,7 @@ s = socket.socket(fam, socket.SOCK_DGRAM)
 for i in range(n):
     s.sendto(b"x" * 72, (addr, port))
 ' "$addr" "$port" "$n"
+	touch "$tmp.stop"
 	wait $pid
 	tail -n 1 "$tmp"
 }
@@ -93,7 +102,7 @@ counters()
 }
 
 tmp=$(mktemp)
-trap 'cleanup; rm -f "$tmp"' EXIT
+trap 'cleanup; rm -f "$tmp" "$tmp.stop"' EXIT
 
 test_udp_drop()
 {
