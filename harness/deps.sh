@@ -40,5 +40,8 @@ cmd_deps() {
 	fi
 	install_base_pkg
 	newer_base_warning
+	# The guest mounts the built modules over /lib/modules, which must
+	# exist in the host root it shares (a host without modules lacks it).
+	[ -d /usr/lib/modules ] || mkdir -p /usr/lib/modules || die "cannot create /usr/lib/modules"
 	mkdir -p "$CACHE" "$CCACHE_DIR"
 }

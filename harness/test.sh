@@ -100,6 +100,9 @@ run_kunit() {
 		esac
 	done <"$log"
 	grep -qE '^    (not )?ok [0-9]+ ' "$log" || result "KUnit suites reported results" 1
+	# umd_test_status makes the test helper write "hi" to its stderr.
+	grep -q '\] umd_test_helper: hi$' "$VM_LAST_RUN/dmesg" 2>/dev/null
+	result "kunit: a user-mode driver's stderr reaches dmesg, prefixed" $?
 	if [ $rc != 0 ] || grep -qE '^ +not ok' "$log"; then
 		sed 's/^/  | /' "$log" | tail -n 80
 		sed 's/^/  /' "$log.err" | tail -n 40

@@ -54,12 +54,15 @@ tooling_mirror_differs() {
 # patch and in the mirror alike: only checkpatch can object.
 tooling_checkpatch() {
 	local dir p f line rc
-	dir=$(copy_checkout) && p=$dir/patches/$(first_diff_patch) || return 1
-	f=$(sed -n 's|^+++ b/\(.*\.c\)$|\1|p' "$p" | head -1)
-	[ -n "$f" ] || { echo "  no C file in $p"; rm -rf "$dir"; return 1; }
-	line=$(grep -m1 -E '^\+#define [A-Z_]+[[:space:]]+[0-9]+$' "$p" | cut -c2-)
-	[ -n "$line" ] || { echo "  no #define in $p"; rm -rf "$dir"; return 1; }
-	sed -i "s|^+$line\$|+$line;|" "$p"
+	dir=$(copy_checkout) || return 1
+	# The first numeric #define that a patch adds to a .c file.
+	read -r p f line < <(cd "$dir/patches" && awk '
+		/^\+\+\+ b\// { file = substr($0, 7) }
+		file ~ /\.c$/ && /^\+#define [A-Z_]+[[:space:]]+[0-9]+$/ {
+			print FILENAME, file, substr($0, 2); exit
+		}' $(series_diffs))
+	[ -n "$line" ] || { echo "  no #define in a .c file of the series"; rm -rf "$dir"; return 1; }
+	sed -i "s|^+$line\$|+$line;|" "$dir/patches/$p"
 	sed -i "s|^$line\$|$line;|" "$dir/$f"
 	expect_check "$dir" "ok - mirror equals" "not ok - checkpatch" "trailing semicolon"
 	rc=$?

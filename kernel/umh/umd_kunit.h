@@ -3,7 +3,11 @@
 #ifndef _KERNEL_UMH_UMD_KUNIT_H
 #define _KERNEL_UMH_UMD_KUNIT_H
 
+struct file;
+struct umd_info;
+
 int umd_nr_channels(void);
+struct file *umd_channel_file(struct umd_info *info);
 
 /* The test helper's executable, from umd_test_blob.S. */
 extern char umd_test_helper_start[];

@@ -19,6 +19,7 @@
 #include <linux/pid.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
@@ -789,4 +790,24 @@ int umd_nr_channels(void)
 	return atomic_read(&umd_nr_chans);
 }
 EXPORT_SYMBOL_IF_KUNIT(umd_nr_channels);
+
+/* For the KUnit tests: the helper's own descriptor of the channel. */
+struct file *umd_channel_file(struct umd_info *info)
+{
+	struct task_struct *task;
+	struct file *file = NULL;
+	struct pid *pid;
+
+	pid = umd_get_pid(info);
+	if (!pid)
+		return NULL;
+	task = get_pid_task(pid, PIDTYPE_PID);
+	if (task) {
+		file = fget_task(task, 0);
+		put_task_struct(task);
+	}
+	put_pid(pid);
+	return file;
+}
+EXPORT_SYMBOL_IF_KUNIT(umd_channel_file);
 #endif

@@ -7,9 +7,12 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/usermode_driver.h>
@@ -81,8 +84,14 @@ static void umd_test_start_stop_cycles(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, 4, echo(info, "ping", 4, out));
 		umd_destroy(info);
 		KUNIT_EXPECT_TRUE(test, pid_gone(pid));
-		/* Ours is the last reference: nothing else kept the pid. */
-		KUNIT_EXPECT_EQ(test, 1, refcount_read(&pid->count));
+		/*
+		 * Once the RCU callbacks of the exit have run, ours is the
+		 * last reference: nothing else kept the pid.
+		 */
+		if (i % 100 == 0) {
+			rcu_barrier();
+			KUNIT_EXPECT_EQ(test, 1, refcount_read(&pid->count));
+		}
 		put_pid(pid);
 		KUNIT_ASSERT_FALSE(test, umd_alive(info));
 		KUNIT_ASSERT_EQ(test, chans, umd_nr_channels());
@@ -192,6 +201,28 @@ static void umd_test_killed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 2, echo(info, "hi", 2, out));
 	KUNIT_EXPECT_LT(test, jiffies - t, HZ);
 	put_pid(pid);
+}
+
+/* Only the helper may use the channel: another task gets -EPERM. */
+static void umd_test_other_task(struct kunit *test)
+{
+	struct umd_info *info = umd_test_init(test);
+	struct umd_msg msg = { .len = sizeof(msg), .type = UMD_TEST_ECHO };
+	struct file *file;
+	char out[8];
+	loff_t pos = 0;
+
+	KUNIT_ASSERT_EQ(test, 2, echo(info, "hi", 2, out));
+	file = umd_channel_file(info);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	/* The check comes before any access to the buffer. */
+	KUNIT_EXPECT_EQ(test, -EPERM, file->f_op->write(file, (const char __user *)&msg,
+							sizeof(msg), &pos));
+	KUNIT_EXPECT_EQ(test, -EPERM, file->f_op->read(file, (char __user *)&msg,
+						       sizeof(msg), &pos));
+	fput(file);
+	KUNIT_EXPECT_EQ(test, 2, echo(info, "hi", 2, out));
+	KUNIT_EXPECT_TRUE(test, umd_alive(info));
 }
 
 struct umd_caller {
@@ -314,7 +345,8 @@ static struct kunit_case umd_test_cases[] = {
 	KUNIT_CASE(umd_test_short),
 	KUNIT_CASE(umd_test_hang),
 	KUNIT_CASE(umd_test_killed),
-	KUNIT_CASE(umd_test_concurrent),
+	KUNIT_CASE(umd_test_other_task),
+	KUNIT_CASE_SLOW(umd_test_concurrent),
 	KUNIT_CASE(umd_test_stop_in_flight),
 	KUNIT_CASE(umd_test_fatal_signal),
 	KUNIT_CASE_SLOW(umd_test_start_stop_cycles),

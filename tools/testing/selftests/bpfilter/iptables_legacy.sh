@@ -30,6 +30,14 @@ check()
 	fi
 }
 
+# same_text GOT WANT: equal, or show the difference.
+same_text()
+{
+	[ "$1" = "$2" ] && return 0
+	diff -u <(echo "$2") <(echo "$1")
+	return 1
+}
+
 for tool in iptables-legacy ip6tables-legacy iptables-legacy-save ip ${PY}; do
 	if ! command -v "$tool" >/dev/null; then
 		echo "SKIP: $tool not found"
@@ -164,7 +172,7 @@ test_save()
 	ip netns exec "$server" "$ipt" -A OUTPUT -o veth0 -p udp ! --dport 53 -j DROP
 	ip netns exec "$server" "$ipt" -P FORWARD DROP
 	out=$(ip netns exec "$server" "$save" | grep -v '^#')
-	check "$save prints the ruleset" [ "$out" = "*filter
+	check "$save prints the ruleset" same_text "$out" "*filter
 :INPUT ACCEPT [0:0]
 :FORWARD DROP [0:0]
 :OUTPUT ACCEPT [0:0]
@@ -174,7 +182,7 @@ test_save()
 -A INPUT -p tcp -j web
 -A OUTPUT -o veth0 -p udp -m udp ! --dport 53 -j DROP
 -A web -p tcp -m tcp --dport 80 -j ACCEPT
-COMMIT" ]
+COMMIT"
 	ip netns exec "$server" "$ipt" -F
 	ip netns exec "$server" "$ipt" -X
 	ip netns exec "$server" "$ipt" -P FORWARD ACCEPT
