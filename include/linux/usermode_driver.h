@@ -28,6 +28,7 @@ struct umd_info {
 	struct path wd;			/* tmpfs holding the executable */
 	struct ratelimit_state restart_rs;
 	u32 seq;
+	bool shutdown;			/* umd_destroy() has begun */
 };
 
 int umd_init(struct umd_info *info, const char *name, const void *blob,

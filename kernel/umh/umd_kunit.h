@@ -8,6 +8,7 @@ struct umd_info;
 
 int umd_nr_channels(void);
 struct file *umd_channel_file(struct umd_info *info);
+bool umd_request_taken(struct umd_info *info);
 
 /* The test helper's executable, from umd_test_blob.S. */
 extern char umd_test_helper_start[];

@@ -3,6 +3,7 @@
  * The user-mode driver of the KUnit tests: an echo server on its standard
  * input that can be told to crash, hang or break the protocol.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -72,7 +73,7 @@ int main(void)
 			reply(msg, 0, msg + 1, len);
 			break;
 		default:
-			reply(msg, -22, NULL, 0);
+			reply(msg, -EINVAL, NULL, 0);
 		}
 	}
 }

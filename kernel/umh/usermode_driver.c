@@ -48,11 +48,11 @@ struct umd_req {
  */
 struct umd_chan {
 	struct kref ref;
-	const char *name;
+	char *name;
 	size_t max_msg;
 	struct pid *tgid;		/* the helper; set before it runs */
 	wait_queue_head_t wq;		/* requests for the helper, replies */
-	struct mutex io;		/* one helper thread in read() or write() */
+	struct mutex io;		/* one helper thread in read() */
 	spinlock_t lock;		/* protects the fields below */
 	struct umd_req *req;		/* the request in flight, or NULL */
 	bool taken;			/* the helper has read @req */
@@ -62,7 +62,14 @@ struct umd_chan {
 	struct ratelimit_state log_rs;
 };
 
+/* Channels allocated, counted for the KUnit tests only. */
 static atomic_t umd_nr_chans = ATOMIC_INIT(0);
+
+static void umd_count_chans(int delta)
+{
+	if (IS_ENABLED(CONFIG_USERMODE_DRIVER_KUNIT_TEST))
+		atomic_add(delta, &umd_nr_chans);
+}
 
 static void umd_req_free(struct kref *ref)
 {
@@ -79,8 +86,9 @@ static void umd_chan_free(struct kref *ref)
 
 	WARN_ON_ONCE(chan->req);
 	put_pid(chan->tgid);
+	kfree(chan->name);
 	kfree(chan);
-	atomic_dec(&umd_nr_chans);
+	umd_count_chans(-1);
 }
 
 static void umd_chan_put(struct umd_chan *chan)
@@ -92,7 +100,7 @@ static void umd_chan_put(struct umd_chan *chan)
 static void umd_chan_kill(struct umd_chan *chan)
 {
 	spin_lock(&chan->lock);
-	chan->dead = true;
+	WRITE_ONCE(chan->dead, true);
 	spin_unlock(&chan->lock);
 	wake_up_all(&chan->wq);
 	if (chan->tgid)
@@ -137,25 +145,31 @@ static ssize_t umd_chan_read(struct file *file, char __user *buf,
 	if (ret)
 		goto out_unlock;
 
+	/*
+	 * Mark the request taken before copying it: a caller that gives up
+	 * meanwhile then knows that a reply may come, and drops it.
+	 */
 	spin_lock(&chan->lock);
 	req = chan->dead ? NULL : chan->req;
-	if (req)
-		kref_get(&req->ref);
-	spin_unlock(&chan->lock);
 	if (!req) {
 		ret = -EPIPE;
-		goto out_unlock;
+	} else if (count < req->msg->len) {
+		ret = -EMSGSIZE;
+		req = NULL;
+	} else {
+		kref_get(&req->ref);
+		chan->taken = true;
 	}
+	spin_unlock(&chan->lock);
+	if (!req)
+		goto out_unlock;
 
 	ret = req->msg->len;
-	if (count < req->msg->len)
-		ret = -EMSGSIZE;
-	else if (copy_to_user(buf, req->msg, req->msg->len))
+	if (copy_to_user(buf, req->msg, req->msg->len)) {
 		ret = -EFAULT;
-	if (ret > 0) {
 		spin_lock(&chan->lock);
 		if (chan->req == req)
-			chan->taken = true;
+			chan->taken = false;
 		spin_unlock(&chan->lock);
 	}
 	kref_put(&req->ref, umd_req_free);
@@ -164,7 +178,11 @@ out_unlock:
 	return ret;
 }
 
-/* Complete @req with the reply in @buf, or drop a reply to a stale request. */
+/*
+ * Complete the request in flight with the reply in @buf, or drop a reply to
+ * a request whose caller gave up. The request is detached from the channel
+ * before the copy, so concurrent writers cannot both fill it.
+ */
 static ssize_t umd_chan_reply(struct umd_chan *chan, const struct umd_msg *hdr,
 			      const char __user *buf, size_t count)
 {
@@ -187,26 +205,19 @@ static ssize_t umd_chan_reply(struct umd_chan *chan, const struct umd_msg *hdr,
 		spin_unlock(&chan->lock);
 		return umd_chan_broken(chan, "reply too long");
 	}
-	kref_get(&req->ref);
+	/* The channel's reference is now ours. */
+	chan->req = NULL;
+	chan->taken = false;
 	spin_unlock(&chan->lock);
 
-	/* The caller may give up meanwhile; @req stays until we put it. */
 	if (copy_from_user(req->reply, buf + sizeof(*hdr), len)) {
 		kref_put(&req->ref, umd_req_free);
 		return umd_chan_broken(chan, "unreadable reply");
 	}
-
-	spin_lock(&chan->lock);
-	if (chan->req == req) {
-		req->reply_len = len;
-		req->status = hdr->status;
-		WRITE_ONCE(req->done, true);
-		chan->req = NULL;
-		chan->taken = false;
-		/* The channel's reference; the caller still holds its own. */
-		WARN_ON_ONCE(kref_put(&req->ref, umd_req_free));
-	}
-	spin_unlock(&chan->lock);
+	req->reply_len = len;
+	req->status = hdr->status;
+	/* Pairs with smp_load_acquire() in umd_transact(). */
+	smp_store_release(&req->done, true);
 	wake_up_all(&chan->wq);
 	kref_put(&req->ref, umd_req_free);
 	return count;
@@ -217,7 +228,6 @@ static ssize_t umd_chan_write(struct file *file, const char __user *buf,
 {
 	struct umd_chan *chan = file->private_data;
 	struct umd_msg hdr;
-	ssize_t ret;
 
 	if (!umd_is_helper(chan))
 		return -EPERM;
@@ -229,12 +239,7 @@ static ssize_t umd_chan_write(struct file *file, const char __user *buf,
 		return umd_chan_broken(chan, "reply length mismatch");
 	if (hdr.status > 0 || hdr.status < -MAX_ERRNO)
 		return umd_chan_broken(chan, "bad status");
-
-	if (mutex_lock_interruptible(&chan->io))
-		return -ERESTARTSYS;
-	ret = umd_chan_reply(chan, &hdr, buf, count);
-	mutex_unlock(&chan->io);
-	return ret;
+	return umd_chan_reply(chan, &hdr, buf, count);
 }
 
 static __poll_t umd_chan_poll(struct file *file, poll_table *wait)
@@ -258,7 +263,7 @@ static int umd_chan_release(struct inode *inode, struct file *file)
 	struct umd_chan *chan = file->private_data;
 
 	spin_lock(&chan->lock);
-	chan->dead = true;
+	WRITE_ONCE(chan->dead, true);
 	spin_unlock(&chan->lock);
 	wake_up_all(&chan->wq);
 	umd_chan_put(chan);
@@ -282,6 +287,8 @@ static ssize_t umd_log_write(struct file *file, const char __user *ubuf,
 	char buf[256], *line, *p;
 	size_t n = min(count, sizeof(buf) - 1);
 
+	if (!umd_is_helper(chan))
+		return -EPERM;
 	if (copy_from_user(buf, ubuf, n))
 		return -EFAULT;
 	buf[n] = '\0';
@@ -313,13 +320,18 @@ static struct umd_chan *umd_chan_alloc(struct umd_info *info)
 	if (!chan)
 		return NULL;
 	kref_init(&chan->ref);
-	chan->name = info->driver_name;
+	/* The helper's descriptors may outlive the driver's module. */
+	chan->name = kstrdup(info->driver_name, GFP_KERNEL);
+	if (!chan->name) {
+		kfree(chan);
+		return NULL;
+	}
 	chan->max_msg = info->max_msg;
 	init_waitqueue_head(&chan->wq);
 	mutex_init(&chan->io);
 	spin_lock_init(&chan->lock);
 	ratelimit_state_init(&chan->log_rs, 5 * HZ, 50);
-	atomic_inc(&umd_nr_chans);
+	umd_count_chans(1);
 	return chan;
 }
 
@@ -447,8 +459,13 @@ static int umd_start_locked(struct umd_info *info)
 	lockdep_assert_held(&info->lock);
 	if (WARN_ON_ONCE(!info->wd.mnt))
 		return -EINVAL;
+	if (info->shutdown)
+		return -ESHUTDOWN;
 	if (info->chan)
 		return -EBUSY;
+	/* A static usermode helper would run instead of our executable. */
+	if (IS_ENABLED(CONFIG_STATIC_USERMODEHELPER))
+		return -EOPNOTSUPP;
 
 	argv[0] = (char *)info->driver_name;
 	argv[1] = NULL;
@@ -463,6 +480,8 @@ static int umd_start_locked(struct umd_info *info)
 		goto out_put;
 	}
 	err = call_usermodehelper_exec(sub, UMH_WAIT_EXEC);
+	if (!err && !start.chan->tgid)
+		err = -ENOEXEC;		/* nothing ran our setup */
 	if (err) {
 		/* If setup ran, the process exits on its own. */
 		if (start.chan->tgid)
@@ -496,11 +515,13 @@ static bool umd_chan_alive(struct umd_chan *chan)
  * @name: name of the executable, also the prefix of its log lines
  * @blob: the executable
  * @len: its length
- * @max_msg: largest request or reply, &struct umd_msg header included
+ * @max_msg: largest request or reply, &struct umd_msg header included; at
+ *	most MAX_RW_COUNT, since one read() or write() carries a message
  *
  * Copies @blob into a private tmpfs mount, which is also the helper's
- * working directory. Does not start the helper.
+ * working directory. Does not start the helper. @name must outlive @info.
  *
+ * Context: Process context; may sleep.
  * Return: 0 or a negative errno.
  */
 int umd_init(struct umd_info *info, const char *name, const void *blob,
@@ -508,7 +529,7 @@ int umd_init(struct umd_info *info, const char *name, const void *blob,
 {
 	struct vfsmount *mnt;
 
-	if (max_msg < sizeof(struct umd_msg) || max_msg > U32_MAX)
+	if (max_msg < sizeof(struct umd_msg) || max_msg > MAX_RW_COUNT)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
 	info->driver_name = name;
@@ -517,7 +538,6 @@ int umd_init(struct umd_info *info, const char *name, const void *blob,
 	spin_lock_init(&info->chan_lock);
 	/* A helper that dies at start must not turn every call into a fork. */
 	ratelimit_state_init(&info->restart_rs, 10 * HZ, 5);
-	ratelimit_set_flags(&info->restart_rs, RATELIMIT_MSG_ON_RELEASE);
 
 	mnt = blob_to_mnt(blob, len, name);
 	if (IS_ERR(mnt))
@@ -531,9 +551,17 @@ EXPORT_SYMBOL_GPL(umd_init);
 /**
  * umd_destroy - stop the helper and release everything umd_init() took
  * @info: the driver
+ *
+ * Calls racing with it fail with -ESHUTDOWN; none may start after it.
+ *
+ * Context: Process context; may sleep.
  */
 void umd_destroy(struct umd_info *info)
 {
+	/* No call may start the helper again. */
+	mutex_lock(&info->lock);
+	info->shutdown = true;
+	mutex_unlock(&info->lock);
 	umd_stop(info);
 	if (info->wd.mnt) {
 		kern_unmount(info->wd.mnt);
@@ -553,7 +581,10 @@ EXPORT_SYMBOL_GPL(umd_destroy);
  * mount of umd_init(), the channel as standard input and the kernel log as
  * standard output and error.
  *
- * Return: 0, -EBUSY if it is already running, or a negative errno.
+ * Context: Process context; may sleep.
+ * Return: 0; -EBUSY if it is already running; -ESHUTDOWN after
+ * umd_destroy(); -EOPNOTSUPP with CONFIG_STATIC_USERMODEHELPER, which would
+ * run another executable; or the error of the fork or exec.
  */
 int umd_start(struct umd_info *info)
 {
@@ -573,7 +604,11 @@ EXPORT_SYMBOL_GPL(umd_start);
  * Sends SIGKILL to the helper's thread group through its &struct pid, so a
  * process that merely reuses the number is never signalled, and waits until
  * the whole group has exited. A request in flight fails at once with
- * -EPIPE. Idempotent; may sleep.
+ * -EPIPE. Idempotent. Processes the helper forked, which inherit its
+ * descriptors, are not the helper and are not killed: a helper should not
+ * leave any behind.
+ *
+ * Context: Process context; may sleep until the helper has exited.
  */
 void umd_stop(struct umd_info *info)
 {
@@ -694,11 +729,13 @@ static int umd_transact(struct umd_info *info, struct umd_req *req,
 	spin_unlock(&chan->lock);
 	wake_up_all(&chan->wq);
 
-	left = wait_event_killable_timeout(chan->wq, READ_ONCE(req->done) ||
+	/* Pairs with smp_store_release() in umd_chan_reply(). */
+	left = wait_event_killable_timeout(chan->wq, smp_load_acquire(&req->done) ||
 					   READ_ONCE(chan->dead), timeout);
 
 	spin_lock(&chan->lock);
-	if (req->done) {
+	/* Pairs with smp_store_release() in umd_chan_reply(). */
+	if (smp_load_acquire(&req->done)) {
 		ret = req->status;
 	} else {
 		if (chan->req == req) {
@@ -747,10 +784,13 @@ static int umd_transact(struct umd_info *info, struct umd_req *req,
  * in step: the helper's late reply is dropped. A helper that does not
  * answer in time, or breaks the protocol, is killed.
  *
+ * Context: Process context; may sleep.
  * Return: the length of the reply payload; the helper's negative status;
- * -EMSGSIZE if the request or reply cannot fit in a message; -ETIMEDOUT;
- * -EPIPE if the helper died or broke the protocol; -EINTR on a fatal
- * signal; -EAGAIN if it keeps dying and is not restarted; -ENOMEM.
+ * -EINVAL for a zero @timeout; -EMSGSIZE if the request or reply cannot fit
+ * in a message; -ETIMEDOUT; -EPIPE if the helper died or broke the
+ * protocol; -EINTR on a fatal signal; -EAGAIN if it keeps dying and is not
+ * restarted; -ESHUTDOWN after umd_destroy(); -ENOMEM; or an error of
+ * umd_start().
  */
 int umd_call(struct umd_info *info, u32 type, const void *req, size_t req_len,
 	     void *reply, size_t reply_size, unsigned long timeout)
@@ -758,6 +798,8 @@ int umd_call(struct umd_info *info, u32 type, const void *req, size_t req_len,
 	struct umd_req *r;
 	int ret;
 
+	if (!timeout)
+		return -EINVAL;
 	if (req_len > info->max_msg - sizeof(struct umd_msg) ||
 	    reply_size > info->max_msg - sizeof(struct umd_msg))
 		return -EMSGSIZE;
@@ -768,7 +810,7 @@ int umd_call(struct umd_info *info, u32 type, const void *req, size_t req_len,
 	ret = mutex_lock_killable(&info->lock);
 	if (ret)
 		goto out_put;
-	ret = umd_ensure_running(info);
+	ret = info->shutdown ? -ESHUTDOWN : umd_ensure_running(info);
 	if (!ret)
 		ret = umd_transact(info, r, timeout);
 	mutex_unlock(&info->lock);
@@ -810,4 +852,20 @@ struct file *umd_channel_file(struct umd_info *info)
 	return file;
 }
 EXPORT_SYMBOL_IF_KUNIT(umd_channel_file);
+
+/* For the KUnit tests: whether the helper has taken a request. */
+bool umd_request_taken(struct umd_info *info)
+{
+	bool taken = false;
+
+	spin_lock(&info->chan_lock);
+	if (info->chan) {
+		spin_lock(&info->chan->lock);
+		taken = info->chan->req && info->chan->taken;
+		spin_unlock(&info->chan->lock);
+	}
+	spin_unlock(&info->chan_lock);
+	return taken;
+}
+EXPORT_SYMBOL_IF_KUNIT(umd_request_taken);
 #endif

@@ -14,6 +14,7 @@
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/usermode_driver.h>
 
@@ -55,6 +56,36 @@ static int call_int(struct umd_info *info, u32 type, s32 v, unsigned long timeou
 	return umd_call(info, type, &v, sizeof(v), out, sizeof(out), timeout);
 }
 
+/*
+ * The exit drops its references to the pid after waking us, some from RCU
+ * callbacks: wait a bounded time for ours to be the last.
+ */
+static bool pid_refs_settle(struct pid *pid)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		rcu_barrier();
+		if (refcount_read(&pid->count) == 1)
+			return true;
+		msleep(20);
+	}
+	return false;
+}
+
+/* Wait a bounded time until the helper has read the request in flight. */
+static bool request_taken(struct umd_info *info)
+{
+	int i;
+
+	for (i = 0; i < 250; i++) {
+		if (umd_request_taken(info))
+			return true;
+		msleep(20);
+	}
+	return false;
+}
+
 /* True once the thread group behind @pid has been released. */
 static bool pid_gone(struct pid *pid)
 {
@@ -88,10 +119,8 @@ static void umd_test_start_stop_cycles(struct kunit *test)
 		 * Once the RCU callbacks of the exit have run, ours is the
 		 * last reference: nothing else kept the pid.
 		 */
-		if (i % 100 == 0) {
-			rcu_barrier();
-			KUNIT_EXPECT_EQ(test, 1, refcount_read(&pid->count));
-		}
+		if (i % 100 == 0)
+			KUNIT_EXPECT_TRUE(test, pid_refs_settle(pid));
 		put_pid(pid);
 		KUNIT_ASSERT_FALSE(test, umd_alive(info));
 		KUNIT_ASSERT_EQ(test, chans, umd_nr_channels());
@@ -183,6 +212,18 @@ static void umd_test_hang(struct kunit *test)
 	umd_test_failure(test, UMD_TEST_HANG, -ETIMEDOUT, HZ / 5);
 }
 
+/* A reply longer than the caller's buffer is a protocol error. */
+static void umd_test_reply_too_long(struct kunit *test)
+{
+	struct umd_info *info = umd_test_init(test);
+	char out[8];
+
+	KUNIT_EXPECT_EQ(test, -EPIPE, umd_call(info, UMD_TEST_ECHO, "hello", 5, out, 2,
+					       TIMEOUT));
+	KUNIT_EXPECT_FALSE(test, umd_alive(info));
+	KUNIT_EXPECT_EQ(test, 2, echo(info, "hi", 2, out));
+}
+
 /* A helper killed from outside is noticed by the next call, not by a timeout. */
 static void umd_test_killed(struct kunit *test)
 {
@@ -251,8 +292,7 @@ static int umd_caller_fn(void *data)
 		if (ret != sizeof(in) || out[0] != c->id || out[1] != i)
 			c->errors++;
 	}
-	complete(&c->done);
-	return 0;
+	kthread_complete_and_exit(&c->done, 0);
 }
 
 /* Four callers, 10,000 requests: every reply belongs to its request. */
@@ -282,8 +322,7 @@ static int umd_slow_fn(void *data)
 	allow_signal(SIGKILL);
 	c->ret = call_int(c->info, c->type, c->arg, 10 * HZ);
 	flush_signals(current);
-	complete(&c->done);
-	return 0;
+	kthread_complete_and_exit(&c->done, 0);
 }
 
 /* umd_stop() while a request is in flight: the call fails at once. */
@@ -296,7 +335,7 @@ static void umd_test_stop_in_flight(struct kunit *test)
 	init_completion(&c.done);
 	KUNIT_ASSERT_EQ(test, 0, umd_start(info));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(umd_slow_fn, &c, "umd_slow")));
-	msleep(100);
+	KUNIT_EXPECT_TRUE(test, request_taken(info));
 	t = jiffies;
 	umd_stop(info);
 	wait_for_completion(&c.done);
@@ -322,9 +361,12 @@ static void umd_test_fatal_signal(struct kunit *test)
 	old = umd_get_pid(info);
 	task = kthread_run(umd_slow_fn, &c, "umd_slow");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	msleep(100);
+	get_task_struct(task);
+	/* The caller allows SIGKILL before it calls; the helper has read it. */
+	KUNIT_EXPECT_TRUE(test, request_taken(info));
 	t = jiffies;
 	send_sig(SIGKILL, task, 1);
+	put_task_struct(task);
 	wait_for_completion(&c.done);
 	KUNIT_EXPECT_EQ(test, -EINTR, c.ret);
 	KUNIT_EXPECT_LT(test, jiffies - t, HZ / 5);
@@ -344,6 +386,7 @@ static struct kunit_case umd_test_cases[] = {
 	KUNIT_CASE(umd_test_garbage),
 	KUNIT_CASE(umd_test_short),
 	KUNIT_CASE(umd_test_hang),
+	KUNIT_CASE(umd_test_reply_too_long),
 	KUNIT_CASE(umd_test_killed),
 	KUNIT_CASE(umd_test_other_task),
 	KUNIT_CASE_SLOW(umd_test_concurrent),
