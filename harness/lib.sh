@@ -5,6 +5,13 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HARNESS=$TOP/harness
 CACHE=${BPFILTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpfilter}
+# The guest sees the host's / but mounts tmpfs on these: the cache, which
+# holds what the guest runs, must not be below them.
+case $CACHE/ in
+/tmp/*|/run/*|/var/tmp/*|/var/lib/*|/var/log/*|/var/cache/*|/mnt/*)
+	echo "build.sh: BPFILTER_CACHE=$CACHE is hidden in the guest; choose another place" >&2
+	exit 1 ;;
+esac
 SRC=$CACHE/src			# work tree the kernel is built from (series applied)
 BASE_GIT=$SRC/.git		# holds the base commit and every series commit
 AMTREE=$CACHE/am		# scratch work tree for git am checks

@@ -3,6 +3,7 @@
 #ifndef _KERNEL_UMH_UMD_KUNIT_H
 #define _KERNEL_UMH_UMD_KUNIT_H
 
+#ifdef __KERNEL__
 struct file;
 struct umd_info;
 
@@ -13,6 +14,7 @@ bool umd_request_taken(struct umd_info *info);
 /* The test helper's executable, from umd_test_blob.S. */
 extern char umd_test_helper_start[];
 extern char umd_test_helper_end[];
+#endif
 
 /* Requests understood by umd_test_helper. */
 enum umd_test_req {
