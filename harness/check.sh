@@ -78,9 +78,12 @@ check_bisect() {
 	local tree=$CACHE/bisect kout=$OUT/bisect c rc t
 	worktree "$tree"
 	mkdir -p "$kout"
-	cp "$KOUT/.config" "$kout/.config" 2>/dev/null || die "build the kernel first"
+	[ -r "$KOUT/.config" ] || die "build the kernel first"
 	for c in $(git -C "$AMTREE" rev-list --reverse "$BASE_BRANCH..HEAD"); do
 		t=$(date +%s)
+		# The full config each time: an option an earlier patch lacked
+		# (a KUnit suite, say) must be built once its patch adds it.
+		cp "$KOUT/.config" "$kout/.config" &&
 		git -C "$tree" checkout -q -f --detach "$c" &&
 		make -s -C "$tree" O="$kout" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" \
 			olddefconfig bzImage modules >"$kout/build.log" 2>&1
