@@ -65,7 +65,10 @@ vm_run() {
 	append="console=ttyS0 earlyprintk=serial loglevel=5 panic=-1 oops=panic"
 	append+=" root=bpfroot rootfstype=9p"
 	append+=" rootflags=trans=virtio,version=9p2000.L,access=any,cache=loose,msize=262144"
-	append+=" ro init=$HARNESS/guest-init bpf.share=$share"
+	# The checkout may be below a directory the guest hides under tmpfs
+	# (a CI clone in /tmp, say): boot the init script from the cache.
+	install -m 0755 "$HARNESS/guest-init" "$OUT/guest-init" || die "cannot install guest-init"
+	append+=" ro init=$OUT/guest-init bpf.share=$share"
 	[ $interactive = 1 ] && append+=" bpf.interactive=1"
 	local qemu=(qemu-system-x86_64 -nodefaults -no-reboot -display none
 		-accel "$accel" -cpu max -smp "$VM_CPUS" -m "$VM_MEM"
