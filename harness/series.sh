@@ -114,8 +114,10 @@ maintainers_added() {
 
 # check_mirror COMMIT: the mirror equals the tree after the series.
 check_mirror() {
-	local c=$1 f bad=0
+	local c=$1 f bad=0 files
+	files=$(touched "$c")
 	while read -r f; do
+		[ -n "$f" ] || continue
 		if git_base cat-file -e "$c:$f" 2>/dev/null; then
 			if [ ! -f "$TOP/$f" ]; then
 				echo "mirror: missing $f"; bad=1
@@ -125,9 +127,9 @@ check_mirror() {
 		elif [ -e "$TOP/$f" ]; then
 			echo "mirror: the series deletes $f"; bad=1
 		fi
-	done < <(touched "$c")
+	done <<<"$files"
 	while read -r f; do
-		touched "$c" | grep -qxF "$f" || { echo "mirror: not in the series: $f"; bad=1; }
+		grep -qxF "$f" <<<"$files" || { echo "mirror: not in the series: $f"; bad=1; }
 	done < <(mirror_files)
 	if ! maintainers_added "$c" | cmp -s - "$TOP/MAINTAINERS.fragment" 2>/dev/null &&
 	   { [ -e "$TOP/MAINTAINERS.fragment" ] || [ -n "$(maintainers_added "$c")" ]; }; then
