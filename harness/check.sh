@@ -31,20 +31,20 @@ print(os.path.join(os.path.dirname(codespell_lib.__file__), "data", "dictionary.
 }
 
 check_checkpatch() {
-	local p out rc=0 ign
+	local p out rc ign dict
 	ign=$(checkpatch_ignores)
+	dict=$(codespell_dict)
 	for p in $(series_diffs); do
 		out=$(cd "$AMTREE" && scripts/checkpatch.pl --strict --showfile \
-			--codespell --codespellfile "$(codespell_dict)" \
+			--codespell --codespellfile "$dict" \
 			--color=never --summary-file ${ign:+--ignore "$ign"} "$PATCHES/$p" 2>&1)
+		rc=0
 		if ! echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks' ||
 		   echo "$out" | grep -q -e Traceback -e 'No codespell'; then
 			echo "$out" | sed 's/^/  /'
 			rc=1
 		fi
 		result "checkpatch --strict: $p" $rc
-		[ $rc = 0 ] || CHECK_BAD=1
-		rc=0
 	done
 }
 
