@@ -18,7 +18,8 @@ usage: ./build.sh [COMMAND]
   test          every check and test; ends with "N passed, N failed"
   check [--bisect]  series applies, mirror equals series, checkpatch clean
   deps          install the Debian packages the project needs
-  build         apply the series and build kernel, modules, selftests
+  build [--work]  apply the series (or take the developer tree's HEAD)
+                and build kernel, modules, selftests
   vm [--share DIR] [--timeout S] -- CMD...  run CMD in the guest
   shell [--share DIR]  interactive guest
   setup [--force]  developer tree with the series as commits ($WORK)
@@ -35,7 +36,7 @@ main() {
 	test)	cmd_test "$@" ;;
 	check)	cmd_deps && ensure_base && cmd_check "$@" ;;
 	deps)	cmd_deps ;;
-	build)	ensure_base && cmd_build ;;
+	build)	ensure_base && cmd_build "$@" ;;
 	vm)	cmd_vm "$@" ;;
 	shell)	cmd_shell "$@" ;;
 	setup)	ensure_base && cmd_setup "$@" ;;

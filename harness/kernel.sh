@@ -70,8 +70,15 @@ build_selftests() {
 
 kernel_release() { cat "$KOUT/include/config/kernel.release"; }
 
+# build [--work]: the series, or with --work the developer tree's HEAD
+# (committed work, before export), for a quick edit-build-boot loop.
 cmd_build() {
-	sync_src
+	if [ "${1:-}" = --work ]; then
+		sync_src_to "$(git -C "$WORK" rev-parse HEAD)" ||
+			die "no developer tree: ./build.sh setup"
+	else
+		sync_src
+	fi
 	build_kernel
 	build_selftests
 	log "built $(kernel_release): $KOUT/arch/x86/boot/bzImage"

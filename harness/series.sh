@@ -63,6 +63,14 @@ series_commit() {
 sync_src() {
 	local c
 	c=$(series_commit) || die "the series does not apply"
+	sync_src_to "$c"
+}
+
+# sync_src_to COMMIT: check COMMIT (of the series or of $WORK) out in $SRC.
+sync_src_to() {
+	local c=$1
+	git -C "$SRC" cat-file -e "$c^{commit}" 2>/dev/null ||
+		git -C "$SRC" fetch -q "$WORK" "$c" || return 1
 	if [ "$(git -C "$SRC" rev-parse HEAD)" != "$c" ] ||
 	   [ -n "$(git -C "$SRC" status --porcelain)" ]; then
 		git -C "$SRC" checkout -q -f --detach "$c" && git -C "$SRC" clean -qfdx ||

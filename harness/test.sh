@@ -20,6 +20,12 @@ summary() {
 	[ $CHECK_FAIL = 0 ]
 }
 
+# The helper's blob validator, built for the host, against the host's
+# ip_tables and ip6_tables in a network namespace of its own.
+validate_diff() {
+	BPFILTER_TREE=$SRC "$HARNESS/validate/run.sh" 20000 "${VALIDATE_SEED:-1}"
+}
+
 vm_exit_status() {
 	local rc
 	vm_run --timeout 300 -- sh -c 'exit 3' >/dev/null 2>&1
@@ -47,27 +53,34 @@ vm_fails_on_warn() {
 # parse_tap LOG: one result per subtest (nested TAP of harness programs,
 # PASS:/FAIL: lines of shell tests) and per kselftest program.
 parse_tap() {
-	local prog="" line
+	local prog="" mode="" line
 	while IFS= read -r line; do
 		case $line in
-		"# selftests: "*) prog=${line#\# selftests: } ;;
-		"# ok "*"# SKIP"*|"ok "*"# SKIP"*) echo "  skipped: $line" ;;
+		"bpfilter-mode: "*) mode="[${line#bpfilter-mode: }] " ;;
+		"# selftests: "*) prog=$mode${line#\# selftests: } ;;
+		"# ok "*"# SKIP"*|"ok "*"# SKIP"*) echo "  skipped: $mode$line" ;;
 		"# ok "[0-9]*) result "$prog: ${line#\# ok [0-9]* }" 0 ;;
 		"# not ok "[0-9]*) result "$prog: ${line#\# not ok [0-9]* }" 1 ;;
 		"# PASS: "*) result "$prog: ${line#\# PASS: }" 0 ;;
 		"# FAIL: "*) result "$prog: ${line#\# FAIL: }" 1 ;;
-		"ok "[0-9]*) result "kselftest ${line#ok [0-9]* }" 0 ;;
-		"not ok "[0-9]*) result "kselftest ${line#not ok [0-9]* }" 1 ;;
+		"ok "[0-9]*) result "${mode}kselftest ${line#ok [0-9]* }" 0 ;;
+		"not ok "[0-9]*) result "${mode}kselftest ${line#not ok [0-9]* }" 1 ;;
 		esac
 	done <"$1"
 }
 
-# The kselftests, run in the guest by the standard runner.
+# The kselftests, run in one guest by the standard runner: first with
+# bpfilter loaded, then without it. The same tests must pass both ways.
 run_kselftests() {
 	local log=$OUT/kselftest.log rc
-	log "run kselftests in the guest ..."
-	vm_run --share "$KSELFTEST" --timeout "${KSFT_TIMEOUT:-1800}" -- \
-		"$KSELFTEST/run_kselftest.sh" >"$log" 2>"$log.err"
+	log "run kselftests in the guest, with and without bpfilter ..."
+	vm_run --share "$KSELFTEST" --timeout "${KSFT_TIMEOUT:-2400}" -- sh -c '
+		echo "bpfilter-mode: bpfilter"
+		modprobe bpfilter || echo "not ok 0 modprobe bpfilter"
+		"$1/run_kselftest.sh"
+		echo "bpfilter-mode: ip_tables"
+		rmmod bpfilter || echo "not ok 0 rmmod bpfilter"
+		"$1/run_kselftest.sh"' sh "$KSELFTEST" >"$log" 2>"$log.err"
 	rc=$?
 	parse_tap "$log"
 	grep -qE '^(not )?ok [0-9]+ ' "$log" || result "kselftests reported results" 1
@@ -128,6 +141,7 @@ cmd_test() {
 	run_test "tooling: check fails when the mirror differs" tooling_mirror_differs
 	run_test "tooling: check fails on a checkpatch report" tooling_checkpatch
 	run_test "tooling: fold carries a mirror edit into its patch" tooling_fold
+	run_test "host: bpfilter's validator answers as ip_tables (20,000 blobs a family)" validate_diff
 	run_test "vm: the guest's exit status reaches the host" vm_exit_status
 	run_test "vm: a WARN in the guest fails the run" vm_fails_on_warn
 	run_kunit

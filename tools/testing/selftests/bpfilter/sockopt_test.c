@@ -130,6 +130,7 @@ static unsigned int add_error(struct blob *b, const char *name)
 FIXTURE(filter) {
 	int fd;
 	int level;
+	int security;		/* ip_tables' security table is there */
 	struct blob blob;
 	struct ipt_replace *repl;
 };
@@ -161,8 +162,12 @@ FIXTURE_VARIANT_ADD(filter, ipv6) {
 	.rev_target = IP6T_SO_GET_REVISION_TARGET,
 };
 
+static int get_info(int fd, int level, const char *table, struct ipt_getinfo *info);
+
 FIXTURE_SETUP(filter)
 {
+	struct ipt_getinfo info;
+
 	ASSERT_EQ(0, unshare(CLONE_NEWNET)) TH_LOG("unshare: %s", strerror(errno));
 	self->fd = socket(variant->family, SOCK_RAW, IPPROTO_RAW);
 	ASSERT_LE(0, self->fd);
@@ -171,6 +176,7 @@ FIXTURE_SETUP(filter)
 	self->blob.ehdr = variant->ehdr;
 	self->repl = calloc(1, sizeof(*self->repl) + BLOB_MAX);
 	ASSERT_NE(NULL, self->repl);
+	self->security = !get_info(self->fd, self->level, "security", &info);
 }
 
 FIXTURE_TEARDOWN(filter)
@@ -265,6 +271,61 @@ static int replace(struct _test_data_filter *self)
 			   sizeof(*self->repl) + self->blob.size);
 }
 
+/*
+ * Sends the replace in @r, as built by fill_replace(), for @table with a
+ * fresh counters buffer, and leaves @r as it was.
+ */
+static int replace_as(struct _test_data_filter *self, struct ipt_replace *r,
+		      const char *table, socklen_t len)
+{
+	struct ipt_replace save = *r;
+	int ret;
+
+	set_name(r->name, sizeof(r->name), table);
+	r->counters = calloc(r->num_counters ? r->num_counters : 1,
+			     sizeof(struct xt_counters));
+	ret = setsockopt(self->fd, self->level, IPT_SO_SET_REPLACE, r, len) ?
+	      -errno : 0;
+	free(r->counters);
+	*r = save;
+	return ret;
+}
+
+/*
+ * The same replace for the filter table, which bpfilter serves when it is
+ * loaded, and for the security table, which has the same hooks and is
+ * always ip_tables': both must give @err. The fixture's own counters
+ * buffer is freed once, as by replace().
+ */
+#define EXPECT_REPLACE(err, len) do {					\
+	socklen_t __len = (len);					\
+									\
+	EXPECT_EQ(err, replace_as(self, self->repl, "filter", __len));	\
+	if (self->security)						\
+		EXPECT_EQ(err, replace_as(self, self->repl, "security",	\
+					  __len)) TH_LOG("ip_tables differs"); \
+	free(self->repl->counters);					\
+	self->repl->counters = NULL;					\
+} while (0)
+
+/* The tables bpfilter serves in this namespace, from /proc/net/bpfilter. */
+static int bpfilter_owns(const char *family)
+{
+	char line[128], want[32];
+	int found = 0;
+	FILE *f;
+
+	f = fopen("/proc/net/bpfilter", "r");
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "%s filter ", family);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, want, strlen(want)))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
 TEST_F(filter, get_info_new_netns)
 {
 	struct ipt_getinfo info;
@@ -344,7 +405,7 @@ TEST_F(filter, replace_loop)
 	((struct xt_standard_target *)target_of(b, jump))->verdict = b->off[5];
 	set_hooks(b, 0, 1, 2, 3);
 	fill_replace(self->repl, b, 4);
-	EXPECT_EQ(-ELOOP, replace(self));
+	EXPECT_REPLACE(-ELOOP, sizeof(*self->repl) + b->size);
 
 	/* The same table without the self jump is valid. */
 	((struct xt_standard_target *)target_of(b, b->off[5]))->verdict = XT_RETURN;
@@ -356,49 +417,144 @@ TEST_F(filter, replace_errors)
 {
 	struct ipt_replace *r = self->repl;
 	struct blob *b = &self->blob;
+	socklen_t len;
 
 	build_default(b, VERDICT(NF_ACCEPT));
+	len = sizeof(*r) + b->size;
 
 	fill_replace(r, b, 4);
-	EXPECT_EQ(-EINVAL, set_replace(self->fd, self->level, r, 1));
+	EXPECT_REPLACE(-EINVAL, 1);
 
 	fill_replace(r, b, 0);
-	EXPECT_EQ(-EINVAL, replace(self));
+	EXPECT_REPLACE(-EINVAL, len);
 
 	fill_replace(r, b, INT_MAX / sizeof(struct xt_counters));
-	EXPECT_EQ(-ENOMEM, replace(self));
+	EXPECT_REPLACE(-ENOMEM, len);
 
 	fill_replace(r, b, 4);
 	r->size += 8;			/* claims more than optlen carries */
-	EXPECT_EQ(-EINVAL, replace(self));
+	EXPECT_REPLACE(-EINVAL, len);
+
+	fill_replace(r, b, 4);
+	r->size -= 8;			/* the last entry is cut short */
+	EXPECT_REPLACE(-EINVAL, len);
 
 	fill_replace(r, b, 4);
 	r->num_entries = 3;
-	EXPECT_EQ(-EINVAL, replace(self));
+	EXPECT_REPLACE(-EINVAL, len);
+
+	fill_replace(r, b, 4);
+	r->valid_hooks |= 1 << NF_INET_PRE_ROUTING;	/* a hook with no entry */
+	EXPECT_REPLACE(-EINVAL, len);
 
 	fill_replace(r, b, 4);
 	r->hook_entry[NF_INET_FORWARD] += 4;	/* not an entry boundary */
-	EXPECT_EQ(-EINVAL, replace(self));
+	EXPECT_REPLACE(-EINVAL, len);
+
+	fill_replace(r, b, 4);
+	r->hook_entry[NF_INET_FORWARD] = b->size;	/* past the end */
+	EXPECT_REPLACE(-EINVAL, len);
 
 	fill_replace(r, b, 4);
 	r->underflow[NF_INET_LOCAL_OUT] = b->off[3];	/* ERROR is no underflow */
-	EXPECT_EQ(-EINVAL, replace(self));
+	EXPECT_REPLACE(-EINVAL, len);
 
-	fill_replace(r, b, 4);
 	*next_offset(b, b->off[1]) += 4;	/* misaligned */
-	memcpy(r->entries, b->data, b->size);
-	EXPECT_EQ(-EINVAL, replace(self));
+	fill_replace(r, b, 4);
+	EXPECT_REPLACE(-EINVAL, len);
 	*next_offset(b, b->off[1]) -= 4;
 
+	*next_offset(b, b->off[1]) = 0;		/* would never advance */
 	fill_replace(r, b, 4);
+	EXPECT_REPLACE(-EINVAL, len);
+	*next_offset(b, b->off[1]) = b->ehdr + STD_TARGET;
+
 	*target_offset(b, b->off[0]) = 4;	/* inside the header */
-	memcpy(r->entries, b->data, b->size);
-	EXPECT_EQ(-EINVAL, replace(self));
+	fill_replace(r, b, 4);
+	EXPECT_REPLACE(-EINVAL, len);
+	*target_offset(b, b->off[0]) = b->ehdr + STD_TARGET;	/* past the entry */
+	fill_replace(r, b, 4);
+	EXPECT_REPLACE(-EINVAL, len);
 	*target_offset(b, b->off[0]) = b->ehdr;
+
+	/* A policy that is no verdict: a negative value out of range. */
+	((struct xt_standard_target *)target_of(b, b->off[1]))->verdict = -10;
+	fill_replace(r, b, 4);
+	EXPECT_REPLACE(-EINVAL, len);
+	((struct xt_standard_target *)target_of(b, b->off[1]))->verdict =
+		VERDICT(NF_ACCEPT);
+
+	fill_replace(r, b, 5);		/* the table has 4 entries */
+	EXPECT_REPLACE(-EAGAIN, len);
 
 	fill_replace(r, b, 4);
 	set_name(r->name, sizeof(r->name), "nosuchtable");
 	EXPECT_EQ(-ENOENT, replace(self));
+}
+
+/* A jump must land on an entry, not inside one. */
+TEST_F(filter, replace_jump_into_rule)
+{
+	struct blob *b = &self->blob;
+	unsigned int jump;
+
+	b->size = 0;
+	b->num = 0;
+	jump = add_standard(b, 0);			/* 0: -A INPUT -j user */
+	add_standard(b, VERDICT(NF_ACCEPT));		/* 1: INPUT policy */
+	add_standard(b, VERDICT(NF_ACCEPT));		/* 2: FORWARD policy */
+	add_standard(b, VERDICT(NF_ACCEPT));		/* 3: OUTPUT policy */
+	add_error(b, "user");				/* 4: -N user */
+	add_standard(b, XT_RETURN);			/* 5: user's return */
+	add_error(b, XT_ERROR_TARGET);
+	set_hooks(b, 0, 1, 2, 3);
+
+	/* mark_source_chains() fails, which ip_tables reports as ELOOP. */
+	((struct xt_standard_target *)target_of(b, jump))->verdict = b->off[5] + 8;
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(-ELOOP, sizeof(*self->repl) + b->size);
+
+	((struct xt_standard_target *)target_of(b, jump))->verdict = b->size + 8;
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(-ELOOP, sizeof(*self->repl) + b->size);
+
+	((struct xt_standard_target *)target_of(b, jump))->verdict = b->off[5];
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(0, sizeof(*self->repl) + b->size);
+}
+
+/*
+ * A valid replace of the filter table makes bpfilter, when it is loaded,
+ * serve the table; replaces that follow see its counters and entries.
+ */
+TEST_F(filter, replace_owned)
+{
+	const char *family = variant->family == AF_INET ? "ipv4" : "ipv6";
+	struct ipt_get_entries *get;
+	struct ipt_getinfo info;
+	int owned;
+
+	build_default(&self->blob, VERDICT(NF_DROP));
+	fill_replace(self->repl, &self->blob, 4);
+	ASSERT_EQ(0, replace(self));
+	owned = bpfilter_owns(family);
+	if (owned >= 0)
+		EXPECT_EQ(1, owned) TH_LOG("bpfilter loaded, table not its");
+
+	/* Again, with the counters of the table just installed. */
+	build_default(&self->blob, VERDICT(NF_ACCEPT));
+	fill_replace(self->repl, &self->blob, 5);
+	EXPECT_EQ(-EAGAIN, replace(self));
+	fill_replace(self->repl, &self->blob, 4);
+	ASSERT_EQ(0, replace(self));
+	ASSERT_EQ(0, get_info(self->fd, self->level, "filter", &info));
+	EXPECT_EQ(4, info.num_entries);
+	get = get_entries(self->fd, self->level, info.size);
+	ASSERT_NE(NULL, get);
+	EXPECT_EQ(VERDICT(NF_ACCEPT), ((struct xt_standard_target *)
+		  ((char *)get->entrytable + info.underflow[NF_INET_FORWARD] +
+		   variant->ehdr))->verdict);
+	free(get);
 }
 
 /* ADD_COUNTERS adds to what GET_ENTRIES reports for each rule. */

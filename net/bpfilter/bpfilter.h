@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _NET_BPFILTER_BPFILTER_H
+#define _NET_BPFILTER_BPFILTER_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/sockptr.h>
+#include <linux/types.h>
+#include <linux/usermode_driver.h>
+
+#include "msg.h"
+
+struct net;
+struct sock;
+
+/* Index of a family in struct bpfilter_net.tables. */
+enum {
+	BPFILTER_IPV4,
+	BPFILTER_IPV6,
+	BPFILTER_NFAMILIES,
+};
+
+/**
+ * struct bpfilter_table - a table served by the helper
+ * @req: the request that set it: a struct bpfilter_req, then the
+ *	struct ipt_replace (counters pointer cleared) and the entries; what
+ *	is sent again to a restarted helper
+ * @len: length of @req
+ * @number: number of entries
+ * @size: bytes of entries
+ * @initial: the table is in its initial state (no rule, no user chain,
+ *	ACCEPT policies)
+ */
+struct bpfilter_table {
+	void *req;
+	size_t len;
+	unsigned int number;
+	unsigned int size;
+	bool initial;
+};
+
+/**
+ * struct bpfilter_net - bpfilter's state in a network namespace
+ * @list: in bpfilter.nets while the namespace has a table
+ * @cookie: the namespace's cookie, its name for the helper
+ * @filter: the filter table of each family, NULL if ip_tables serves it
+ */
+struct bpfilter_net {
+	struct list_head list;
+	u64 cookie;
+	struct bpfilter_table *filter[BPFILTER_NFAMILIES];
+};
+
+/**
+ * struct bpfilter - the module's state
+ * @umd: the helper
+ * @lock: serializes requests to the helper and changes of tables
+ * @nets: the namespaces that have a table, for a restarted helper
+ * @pinned: tables not in their initial state; while there is one, the
+ *	module holds a reference on itself so that rmmod cannot drop rules
+ */
+struct bpfilter {
+	struct umd_info umd;
+	struct mutex lock;	/* requests, @nets, @pinned, the tables */
+	struct list_head nets;
+	unsigned int pinned;
+};
+
+extern struct bpfilter bpfilter;
+extern char bpfilter_umh_start[], bpfilter_umh_end[];
+
+struct bpfilter_net *bpfilter_net(const struct net *net);
+int bpfilter_call(u32 type, const void *req, size_t len, void *reply,
+		  size_t size);
+void bpfilter_set_table(struct bpfilter_net *bn, int family,
+			struct bpfilter_table *t);
+void bpfilter_free_table(struct bpfilter_table *t);
+
+int bpfilter_setsockopt_ops(struct sock *sk, u8 pf, int optname,
+			    sockptr_t optval, unsigned int optlen);
+int bpfilter_getsockopt_ops(struct sock *sk, u8 pf, int optname,
+			    char __user *optval, int *optlen);
+
+#endif /* _NET_BPFILTER_BPFILTER_H */

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The matches and targets the helper serves, with the checks the kernel's
+ * own extensions make, so that a table using them is judged as ip_tables
+ * and ip6_tables would judge it.
+ */
+#include <errno.h>
+#include <string.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_tcpudp.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
+
+#include "ext.h"
+#include "validate.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* tcp_mt_check() in xt_tcpudp.c */
+static int tcp_check(const struct bf_ext_par *par)
+{
+	const struct xt_tcp *info = par->data;
+
+	return info->invflags & ~XT_TCP_INV_MASK ? -EINVAL : 0;
+}
+
+/* udp_mt_check() in xt_tcpudp.c */
+static int udp_check(const struct bf_ext_par *par)
+{
+	const struct xt_udp *info = par->data;
+
+	return info->invflags & ~XT_UDP_INV_MASK ? -EINVAL : 0;
+}
+
+/* icmp_checkentry() */
+static int icmp_check(const struct bf_ext_par *par)
+{
+	const struct ipt_icmp *info = par->data;
+
+	return info->invflags & ~IPT_ICMP_INV ? -EINVAL : 0;
+}
+
+/* icmp6_checkentry() */
+static int icmp6_check(const struct bf_ext_par *par)
+{
+	const struct ip6t_icmp *info = par->data;
+
+	return info->invflags & ~IP6T_ICMP_INV ? -EINVAL : 0;
+}
+
+/*
+ * The kernel registers the standard and ERROR targets, tcp and udp once
+ * for each family; one NFPROTO_UNSPEC entry here finds and reports them
+ * the same way for ip and ip6 tables, as no other family is served.
+ */
+static const struct bf_ext bf_exts[] = {
+	{
+		.name		= XT_STANDARD_TARGET,
+		.family		= NFPROTO_UNSPEC,
+		.target		= true,
+		.size		= sizeof(int),
+	},
+	{
+		.name		= XT_ERROR_TARGET,
+		.family		= NFPROTO_UNSPEC,
+		.target		= true,
+		.size		= XT_FUNCTION_MAXNAMELEN,
+	},
+	{
+		.name		= "tcp",
+		.family		= NFPROTO_UNSPEC,
+		.size		= sizeof(struct xt_tcp),
+		.proto		= IPPROTO_TCP,
+		.check		= tcp_check,
+	},
+	{
+		.name		= "udp",
+		.family		= NFPROTO_UNSPEC,
+		.size		= sizeof(struct xt_udp),
+		.proto		= IPPROTO_UDP,
+		.check		= udp_check,
+	},
+	{
+		.name		= "icmp",
+		.family		= NFPROTO_IPV4,
+		.size		= sizeof(struct ipt_icmp),
+		.proto		= IPPROTO_ICMP,
+		.check		= icmp_check,
+	},
+	{
+		.name		= "icmp6",
+		.family		= NFPROTO_IPV6,
+		.size		= sizeof(struct ip6t_icmp),
+		.proto		= IPPROTO_ICMPV6,
+		.check		= icmp6_check,
+	},
+	{
+		.name		= "comment",
+		.family		= NFPROTO_UNSPEC,
+		.size		= sizeof(struct xt_comment_info),
+	},
+};
+
+static bool ext_named(const struct bf_ext *ext, __u8 family,
+		      const char *name, bool target)
+{
+	return ext->family == family && ext->target == target &&
+	       strncmp(ext->name, name, XT_EXTENSION_MAXNAMELEN) == 0;
+}
+
+static const struct bf_ext *find_in(__u8 family, const char *name,
+				    __u8 revision, bool target)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bf_exts); i++) {
+		const struct bf_ext *ext = &bf_exts[i];
+
+		if (ext_named(ext, family, name, target) &&
+		    ext->revision == revision)
+			return ext;
+	}
+	return NULL;
+}
+
+/*
+ * Like xt_find_match() and xt_find_target(): the family's own extensions
+ * first, then those for every family. @name must be a string shorter
+ * than XT_EXTENSION_MAXNAMELEN.
+ */
+const struct bf_ext *bf_ext_find(__u8 family, const char *name,
+				 __u8 revision, bool target)
+{
+	const struct bf_ext *ext;
+
+	ext = find_in(family, name, revision, target);
+	if (!ext && family != NFPROTO_UNSPEC)
+		ext = find_in(NFPROTO_UNSPEC, name, revision, target);
+	return ext;
+}
+
+/* match_revfn() and target_revfn() for one family's list */
+static bool revisions(__u8 family, const char *name, __u8 revision,
+		      bool target, int *best)
+{
+	bool have = false;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bf_exts); i++) {
+		const struct bf_ext *ext = &bf_exts[i];
+
+		if (!ext_named(ext, family, name, target))
+			continue;
+		if (ext->revision > *best)
+			*best = ext->revision;
+		if (ext->revision == revision)
+			have = true;
+	}
+	return have;
+}
+
+/*
+ * IPT_SO_GET_REVISION_MATCH and _TARGET as xt_find_revision() answers
+ * them; a name the helper does not serve at all may be served by a
+ * kernel extension, so only the kernel can answer for it.
+ */
+int bf_revision(__u8 family, const char *name, __u8 revision,
+		bool target)
+{
+	bool have;
+	int best = -1;
+
+	have = revisions(family, name, revision, target, &best);
+	if (!have && family != NFPROTO_UNSPEC)
+		have = revisions(NFPROTO_UNSPEC, name, revision, target, &best);
+
+	if (best < 0)
+		return BF_FALLBACK;
+	return have ? best : -EPROTONOSUPPORT;
+}

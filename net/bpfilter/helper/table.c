@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tables the helper serves, per network namespace (named by its
+ * cookie) and family: validated entries, as IPT_SO_GET_ENTRIES returns
+ * them, and their counters.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
+
+#include "table.h"
+#include "validate.h"
+
+#define BF_BUCKETS	256
+#define FILTER_HOOKS	((1 << NF_INET_LOCAL_IN) | (1 << NF_INET_FORWARD) | \
+			 (1 << NF_INET_LOCAL_OUT))
+
+struct bf_table {
+	struct bf_table *next;
+	__u64 cookie;
+	__u8 family;
+	char name[XT_TABLE_MAXNAMELEN];
+	struct bf_table_info info;
+	void *entries;
+	struct xt_counters *counters;
+};
+
+/* Chained on the namespace cookie; a few tables per namespace. */
+static struct bf_table *bf_tables[BF_BUCKETS];
+
+static struct bf_table **bf_bucket(__u64 cookie)
+{
+	return &bf_tables[(cookie * 0x9E3779B97F4A7C15ull) >> 56];
+}
+
+static struct bf_table **bf_find(__u64 cookie, __u8 family,
+				 const char *name)
+{
+	struct bf_table **p;
+
+	for (p = bf_bucket(cookie); *p; p = &(*p)->next)
+		if ((*p)->cookie == cookie && (*p)->family == family &&
+		    !strncmp((*p)->name, name, sizeof((*p)->name)))
+			return p;
+	return p;
+}
+
+static void bf_free(struct bf_table *t)
+{
+	free(t->entries);
+	free(t->counters);
+	free(t);
+}
+
+static void bf_unlink(struct bf_table **p)
+{
+	struct bf_table *t = *p;
+
+	if (t) {
+		*p = t->next;
+		bf_free(t);
+	}
+}
+
+void bf_table_reset(void)
+{
+	int i;
+
+	for (i = 0; i < BF_BUCKETS; i++)
+		while (bf_tables[i])
+			bf_unlink(&bf_tables[i]);
+}
+
+/* Size of the entry header: the address match differs by family. */
+static size_t bf_entry_size(__u8 family)
+{
+	return family == NFPROTO_IPV6 ? sizeof(struct ip6t_entry) :
+					sizeof(struct ipt_entry);
+}
+
+static struct xt_counters *bf_entry_counters(__u8 family, void *e)
+{
+	if (family == NFPROTO_IPV6)
+		return &((struct ip6t_entry *)e)->counters;
+	return &((struct ipt_entry *)e)->counters;
+}
+
+static unsigned int bf_entry_next(__u8 family, const void *e)
+{
+	if (family == NFPROTO_IPV6)
+		return ((const struct ip6t_entry *)e)->next_offset;
+	return ((const struct ipt_entry *)e)->next_offset;
+}
+
+/* The initial table: a policy per hook, all ACCEPT, and the ERROR entry. */
+static bool bf_initial(const struct bf_table *t)
+{
+	const struct xt_standard_target *st;
+	unsigned int h;
+
+	if (t->info.number != 4)
+		return false;
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (!(FILTER_HOOKS & (1 << h)))
+			continue;
+		if (t->info.hook_entry[h] != t->info.underflow[h])
+			return false;
+		st = (const void *)((const char *)t->entries +
+				    t->info.underflow[h] +
+				    bf_entry_size(t->family));
+		if (st->verdict != -NF_ACCEPT - 1)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Validates a replace blob into a new table. Returns 0, BF_FALLBACK or a
+ * negative errno.
+ */
+static int bf_parse(const struct bpfilter_req *req, const void *data,
+		    size_t len, struct bf_table **tp)
+{
+	const struct ipt_replace *repl = data;
+	struct bf_table *t;
+	int err;
+
+	if (len < sizeof(*repl) || len - sizeof(*repl) != repl->size)
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->cookie = req->net_cookie;
+	t->family = req->family;
+	memcpy(t->name, repl->name, sizeof(t->name));
+	t->name[sizeof(t->name) - 1] = '\0';
+	/* malloc(0) may return NULL; keep one byte. */
+	t->entries = malloc(repl->size + 1);
+	if (!t->entries) {
+		err = -ENOMEM;
+		goto err;
+	}
+	memcpy(t->entries, repl + 1, repl->size);
+	err = bf_validate(req->family, repl, t->entries, &t->info);
+	if (err)
+		goto err;
+	if (strcmp(t->name, "filter")) {
+		err = -ENOENT;
+		goto err;
+	}
+	/* ip_tables' "You lied!": after translation, like __do_replace. */
+	if (repl->valid_hooks != FILTER_HOOKS) {
+		err = -EINVAL;
+		goto err;
+	}
+	t->counters = calloc(t->info.number + 1, sizeof(*t->counters));
+	if (!t->counters) {
+		err = -ENOMEM;
+		goto err;
+	}
+	*tp = t;
+	return 0;
+err:
+	bf_free(t);
+	return err;
+}
+
+/* The old counters of a replaced table go back to the caller. */
+static int bf_put_counters(const struct bf_table *old, struct bf_out *out)
+{
+	size_t size = old->info.number * sizeof(*old->counters);
+
+	if (size > out->room)
+		return -EMSGSIZE;
+	memcpy(out->data, old->counters, size);
+	out->reply->len = size;
+	return 0;
+}
+
+static int bf_replace(const struct bpfilter_req *req, const void *data,
+		      size_t len, struct bf_out *out)
+{
+	const struct ipt_replace *repl = data;
+	struct bf_table **p, *t = NULL;
+	int err;
+
+	if (len < sizeof(*repl))
+		return -EINVAL;
+	p = bf_find(req->net_cookie, req->family, repl->name);
+	/* The kernel's view counts: a table it does not own is stale. */
+	if (!(req->flags & BPFILTER_REQ_OWNED))
+		bf_unlink(p);
+
+	err = bf_parse(req, data, len, &t);
+	if (err < 0)
+		return err;
+	if (*p && repl->num_counters != (*p)->info.number) {
+		if (t)
+			bf_free(t);
+		return -EAGAIN;
+	}
+	if (*p) {
+		err = bf_put_counters(*p, out);
+		if (err) {
+			if (t)
+				bf_free(t);
+			return err;
+		}
+	}
+	if (!t) {
+		/* BF_FALLBACK: ip_tables takes it; the kernel says DROP. */
+		out->reply->action = BPFILTER_FALLBACK;
+		return 0;
+	}
+	if (bf_initial(t))
+		out->reply->flags |= BPFILTER_TABLE_INITIAL;
+	t->next = *p ? (*p)->next : NULL;
+	if (*p)
+		bf_free(*p);
+	*p = t;
+	return 0;
+}
+
+static int bf_add_counters(const struct bpfilter_req *req, const void *data,
+			   size_t len)
+{
+	const struct xt_counters_info *info = data;
+	const struct xt_counters *add;
+	struct bf_table *t;
+	unsigned int i;
+
+	if (len < sizeof(*info) ||
+	    (len - sizeof(*info)) / sizeof(*add) != info->num_counters)
+		return -EINVAL;
+	t = *bf_find(req->net_cookie, req->family, info->name);
+	if (!t)
+		return -ENOENT;
+	if (t->info.number != info->num_counters)
+		return -EINVAL;
+	add = (const void *)(info + 1);
+	for (i = 0; i < info->num_counters; i++) {
+		t->counters[i].bcnt += add[i].bcnt;
+		t->counters[i].pcnt += add[i].pcnt;
+	}
+	return 0;
+}
+
+int bf_table_set(const struct bpfilter_req *req, const void *data,
+		 size_t len, struct bf_out *out)
+{
+	switch (req->cmd) {
+	case IPT_SO_SET_REPLACE:
+		return bf_replace(req, data, len, out);
+	case IPT_SO_SET_ADD_COUNTERS:
+		return bf_add_counters(req, data, len);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int bf_get_info(const struct bf_table *t, struct bf_out *out)
+{
+	struct ipt_getinfo *info = out->data;
+
+	if (out->room < sizeof(*info))
+		return -EMSGSIZE;
+	memset(info, 0, sizeof(*info));
+	memcpy(info->name, t->name, sizeof(info->name));
+	info->valid_hooks = t->info.valid_hooks;
+	memcpy(info->hook_entry, t->info.hook_entry, sizeof(info->hook_entry));
+	memcpy(info->underflow, t->info.underflow, sizeof(info->underflow));
+	info->num_entries = t->info.number;
+	info->size = t->info.size;
+	out->reply->len = sizeof(*info);
+	return 0;
+}
+
+/* The entries with their counters, as copy_entries_to_user() writes them. */
+static int bf_get_entries(const struct bf_table *t,
+			  const struct ipt_get_entries *get,
+			  struct bf_out *out)
+{
+	unsigned int off, i;
+	char *e;
+
+	if (get->size != t->info.size)
+		return -EAGAIN;
+	if (out->room < t->info.size)
+		return -EMSGSIZE;
+	memcpy(out->data, t->entries, t->info.size);
+	for (off = 0, i = 0; off < t->info.size && i < t->info.number; i++) {
+		e = (char *)out->data + off;
+		*bf_entry_counters(t->family, e) = t->counters[i];
+		off += bf_entry_next(t->family, e);
+	}
+	out->reply->len = t->info.size;
+	return 0;
+}
+
+static int bf_get_revision(const struct bpfilter_req *req, const void *data,
+			   size_t len, struct bf_out *out)
+{
+	const struct xt_get_revision *rev = data;
+	int ret;
+
+	if (len != sizeof(*rev) || strnlen(rev->name, sizeof(rev->name)) ==
+				    sizeof(rev->name))
+		return -EINVAL;
+	ret = bf_revision(req->family, rev->name, rev->revision,
+			  req->cmd == IPT_SO_GET_REVISION_TARGET);
+	if (ret == BF_FALLBACK)
+		out->reply->action = BPFILTER_FALLBACK;
+	else
+		out->reply->ret = ret;
+	return 0;
+}
+
+int bf_table_get(const struct bpfilter_req *req, const void *data,
+		 size_t len, struct bf_out *out)
+{
+	const struct bf_table *t;
+
+	if (req->cmd == IPT_SO_GET_REVISION_MATCH ||
+	    req->cmd == IPT_SO_GET_REVISION_TARGET)
+		return bf_get_revision(req, data, len, out);
+	if (len < XT_TABLE_MAXNAMELEN)
+		return -EINVAL;
+	t = *bf_find(req->net_cookie, req->family, data);
+	if (!t)
+		return -ENOENT;
+	switch (req->cmd) {
+	case IPT_SO_GET_INFO:
+		return bf_get_info(t, out);
+	case IPT_SO_GET_ENTRIES:
+		if (len < sizeof(struct ipt_get_entries))
+			return -EINVAL;
+		return bf_get_entries(t, data, out);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* A table the kernel kept, given again to a restarted helper. */
+int bf_table_load(const struct bpfilter_req *req, const void *data,
+		  size_t len, struct bf_out *out)
+{
+	const struct ipt_replace *repl = data;
+	struct bf_table **p, *t = NULL;
+	int err;
+
+	if (len < sizeof(*repl))
+		return -EINVAL;
+	err = bf_parse(req, data, len, &t);
+	if (err)
+		return err < 0 ? err : -EINVAL;
+	p = bf_find(req->net_cookie, req->family, repl->name);
+	bf_unlink(p);
+	t->next = NULL;
+	*p = t;
+	return 0;
+}
+
+int bf_table_drop(const struct bpfilter_req *req, const void *data,
+		  size_t len, struct bf_out *out)
+{
+	if (len < XT_TABLE_MAXNAMELEN)
+		return -EINVAL;
+	bf_unlink(bf_find(req->net_cookie, req->family, data));
+	return 0;
+}
+
+int bf_table_net_exit(const struct bpfilter_req *req, const void *data,
+		      size_t len, struct bf_out *out)
+{
+	struct bf_table **p = bf_bucket(req->net_cookie);
+
+	while (*p) {
+		if ((*p)->cookie == req->net_cookie)
+			bf_unlink(p);
+		else
+			p = &(*p)->next;
+	}
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _BPFILTER_VALIDATE_H
+#define _BPFILTER_VALIDATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+
+/* A valid table that uses a match or target the helper does not serve. */
+#define BF_FALLBACK	1
+
+/**
+ * struct bf_table_info - what translate_table() learns of a table
+ * @valid_hooks: from the replace header
+ * @number: entries
+ * @size: bytes of entries
+ * @hook_entry: offset of each hook's first entry
+ * @underflow: offset of each hook's policy
+ */
+struct bf_table_info {
+	unsigned int valid_hooks;
+	unsigned int number;
+	unsigned int size;
+	unsigned int hook_entry[NF_INET_NUMHOOKS];
+	unsigned int underflow[NF_INET_NUMHOOKS];
+};
+
+int bf_validate(__u8 family, const struct ipt_replace *repl, void *entries,
+		struct bf_table_info *info);
+int bf_revision(__u8 family, const char *name, __u8 revision,
+		bool target);
+
+#endif /* _BPFILTER_VALIDATE_H */

@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers shared by the iptables-legacy tests of bpfilter. Sourced after
+# ../net/lib.sh, from the tests' directory.
+#
+# Every test passes both with the bpfilter module loaded and without it
+# (iptables-legacy then talks to ip_tables): what an administrator sees must
+# not depend on which one answers. Checks that only make sense with bpfilter
+# (which tables it owns, its helper process) are guarded by $mode.
+
+# shellcheck disable=SC2034 # $ret is the exit status of the sourcing test
+ret=0
+mode=ip_tables
+
+# check WHAT CMD...: one subtest, PASS or FAIL as CMD succeeds.
+check()
+{
+	local what=$1
+	shift
+
+	if "$@"; then
+		echo "PASS: $what"
+	else
+		echo "FAIL: $what"
+		ret=1
+	fi
+}
+
+skip()
+{
+	echo "SKIP: $*"
+}
+
+# same_text GOT WANT: equal, or show the difference.
+same_text()
+{
+	[ "$1" = "$2" ] && return 0
+	diff -u <(echo "$2") <(echo "$1") | head -n 40
+	return 1
+}
+
+# fails MESSAGE CMD...: CMD must fail and say MESSAGE (the error text is
+# part of what users see; iptables makes it from the errno it got).
+fails()
+{
+	local msg=$1 out
+	shift
+
+	if out=$("$@" 2>&1); then
+		echo "succeeded: $*"
+		return 1
+	fi
+	grep -qF -- "$msg" <<<"$out" && return 0
+	echo "expected \"$msg\", got: $out"
+	return 1
+}
+
+# need_tools TOOL...: without one of them the test cannot run at all.
+need_tools()
+{
+	local tool
+
+	for tool in "$@"; do
+		if ! command -v "$tool" >/dev/null; then
+			skip "$tool not found"
+			exit "$ksft_skip"
+		fi
+	done
+}
+
+# detect_mode NS: sets $mode to "bpfilter" when the module is loaded (it
+# shows /proc/net/bpfilter in every namespace), else "ip_tables".
+detect_mode()
+{
+	mode=ip_tables
+	if ip netns exec "$1" test -e /proc/net/bpfilter; then
+		mode=bpfilter
+	fi
+	echo "# mode: $mode"
+}
+
+# saved NS SAVE-TOOL [ARGS]: the iptables-save text, without the comment
+# lines that carry the date.
+saved()
+{
+	local ns=$1
+	shift
+
+	ip netns exec "$ns" "$@" | grep -v '^#'
+}
+
+# bpfilter_line NS PROTO: the /proc/net/bpfilter line of the filter table
+# of PROTO (ipv4, ipv6) in NS; empty when bpfilter does not own it.
+bpfilter_line()
+{
+	ip netns exec "$1" cat /proc/net/bpfilter | grep "^$2 filter "
+}
+
+# owned NS PROTO ENTRIES: bpfilter owns the table and counts ENTRIES
+# entries the way ip_tables does (each rule, each built-in chain's policy,
+# two for each user chain, one for the table's end).
+owned()
+{
+	local line
+
+	line=$(bpfilter_line "$1" "$2")
+	[[ $line =~ ^$2\ filter\ entries=$3\ enforced=(yes|no)$ ]] && return 0
+	echo "/proc/net/bpfilter: ${line:-no line for $2 filter}"
+	return 1
+}
+
+not_owned()
+{
+	local line
+
+	line=$(bpfilter_line "$1" "$2")
+	[ -z "$line" ] && return 0
+	echo "/proc/net/bpfilter: $line"
+	return 1
+}
+
+# check_owned WHAT NS PROTO ENTRIES / check_not_owned WHAT NS PROTO:
+# ownership subtests, skipped without bpfilter.
+check_owned()
+{
+	if [ "$mode" = bpfilter ]; then
+		check "$1" owned "$2" "$3" "$4"
+	else
+		skip "$1: bpfilter not loaded"
+	fi
+}
+
+check_not_owned()
+{
+	if [ "$mode" = bpfilter ]; then
+		check "$1" not_owned "$2" "$3"
+	else
+		skip "$1: bpfilter not loaded"
+	fi
+}
+
+# helper_pids: the pids of bpfilter's user-mode helper, one a line.
+helper_pids()
+{
+	pgrep -x bpfilter_umh
+}
+
+# have_ext PROTO match|target NAME [MODULE]: the kernel knows the extension
+# (registered, or loadable); the tests of other extensions skip without it.
+have_ext()
+{
+	local file=/proc/net/ip_tables_matches
+
+	[ "$2" = target ] && file=/proc/net/ip_tables_targets
+	[ "$1" = ipv6 ] && file=${file/ip_/ip6_}
+	grep -qx "$3" "$file" 2>/dev/null && return 0
+	[ -n "$4" ] && modprobe -q "$4" 2>/dev/null &&
+		grep -qx "$3" "$file" 2>/dev/null
+}
