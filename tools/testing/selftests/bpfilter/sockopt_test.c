@@ -299,11 +299,12 @@ static int replace_as(struct _test_data_filter *self, struct ipt_replace *r,
  */
 #define EXPECT_REPLACE(err, len) do {					\
 	socklen_t __len = (len);					\
+	int __err = (err);						\
 									\
-	EXPECT_EQ(err, replace_as(self, self->repl, "filter", __len));	\
+	EXPECT_EQ(__err, replace_as(self, self->repl, "filter", __len));	\
 	if (self->security)						\
-		EXPECT_EQ(err, replace_as(self, self->repl, "security",	\
-					  __len)) TH_LOG("ip_tables differs"); \
+		EXPECT_EQ(__err, replace_as(self, self->repl, "security", \
+					    __len)) TH_LOG("ip_tables differs"); \
 	free(self->repl->counters);					\
 	self->repl->counters = NULL;					\
 } while (0)
