@@ -41,11 +41,15 @@ struct bpfilter_table {
 
 /**
  * struct bpfilter_net - bpfilter's state in a network namespace
+ * @lock: who serves the namespace's tables cannot change while held; held
+ *	across calls into ip_tables, which may load modules
  * @list: in bpfilter.nets while the namespace has a table
  * @cookie: the namespace's cookie, its name for the helper
- * @filter: the filter table of each family, NULL if ip_tables serves it
+ * @filter: the filter table of each family, NULL if ip_tables serves it;
+ *	changed with @lock and bpfilter.lock held
  */
 struct bpfilter_net {
+	struct mutex lock;	/* the owner of the tables */
 	struct list_head list;
 	u64 cookie;
 	struct bpfilter_table *filter[BPFILTER_NFAMILIES];
@@ -54,26 +58,31 @@ struct bpfilter_net {
 /**
  * struct bpfilter - the module's state
  * @umd: the helper
- * @lock: serializes requests to the helper and changes of tables
+ * @lock: serializes requests to the helper (and replays), and changes of
+ *	@nets, @pinned and the tables; never held across ip_tables calls
  * @nets: the namespaces that have a table, for a restarted helper
  * @pinned: tables not in their initial state; while there is one, the
  *	module holds a reference on itself so that rmmod cannot drop rules
+ * @gen: the number of helpers given the kernel's tables so far
+ * @unloading: the module is going away; namespaces skip the helper
  */
 struct bpfilter {
 	struct umd_info umd;
-	struct mutex lock;	/* requests, @nets, @pinned, the tables */
+	struct mutex lock;	/* the helper, @nets, @pinned, @gen */
 	struct list_head nets;
 	unsigned int pinned;
+	u64 gen;
+	bool unloading;
 };
 
 extern struct bpfilter bpfilter;
 extern char bpfilter_umh_start[], bpfilter_umh_end[];
 
 struct bpfilter_net *bpfilter_net(const struct net *net);
-int bpfilter_call(u32 type, const void *req, size_t len, void *reply,
-		  size_t size);
+int bpfilter_call(u32 type, const void *req, size_t len,
+		  struct bpfilter_reply *reply, size_t size, u64 *gen);
 void bpfilter_set_table(struct bpfilter_net *bn, int family,
-			struct bpfilter_table *t);
+			struct bpfilter_table *t, u64 gen);
 void bpfilter_free_table(struct bpfilter_table *t);
 
 int bpfilter_setsockopt_ops(struct sock *sk, u8 pf, int optname,

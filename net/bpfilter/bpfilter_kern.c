@@ -45,21 +45,24 @@ void bpfilter_free_table(struct bpfilter_table *t)
 /*
  * Installs @t as the filter table of @family in @bn (NULL: ip_tables serves
  * it), keeping the list of namespaces to replay and the module's reference
- * on itself up to date.
+ * on itself up to date. @gen is the helper generation that took the
+ * change: if another helper has been given the tables since, it lacks the
+ * change and is stopped, so that the next call gives it the new state.
  */
 void bpfilter_set_table(struct bpfilter_net *bn, int family,
-			struct bpfilter_table *t)
+			struct bpfilter_table *t, u64 gen)
 {
 	struct bpfilter_table *old = bn->filter[family];
 	bool had = bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6];
 	bool has;
 
-	lockdep_assert_held(&bpfilter.lock);
+	lockdep_assert_held(&bn->lock);
 
-	if (old && !old->initial && !--bpfilter.pinned)
-		module_put(THIS_MODULE);
+	mutex_lock(&bpfilter.lock);
 	if (t && !t->initial && !bpfilter.pinned++)
 		__module_get(THIS_MODULE);
+	if (old && !old->initial && !--bpfilter.pinned)
+		module_put(THIS_MODULE);
 
 	bn->filter[family] = t;
 	has = bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6];
@@ -67,22 +70,38 @@ void bpfilter_set_table(struct bpfilter_net *bn, int family,
 		list_add(&bn->list, &bpfilter.nets);
 	else if (had && !has)
 		list_del(&bn->list);
+	if (gen != bpfilter.gen)
+		umd_stop(&bpfilter.umd);
+	mutex_unlock(&bpfilter.lock);
 	bpfilter_free_table(old);
 }
 
-/* Brings a new helper to the kernel's state: HELLO, then every table. */
+/* A reply is a struct bpfilter_reply and the @len bytes it announces. */
+static int bpfilter_check_reply(const struct bpfilter_reply *reply, int len)
+{
+	if (len < sizeof(*reply) || reply->len != len - sizeof(*reply) ||
+	    reply->action > BPFILTER_FALLBACK || reply->ret < -MAX_ERRNO)
+		return -EPROTO;
+	return len;
+}
+
+/*
+ * Brings a new helper to the kernel's state: HELLO, then every table. A
+ * helper that fails this is stopped by the caller, never left half given.
+ */
 static int bpfilter_replay(void)
 {
 	struct bpfilter_reply reply;
 	struct bpfilter_net *bn;
-	u32 version;
 	int err, i;
 
-	err = umd_call(&bpfilter.umd, BPFILTER_MSG_HELLO, NULL, 0, &version,
-		       sizeof(version), BPFILTER_TIMEOUT);
+	lockdep_assert_held(&bpfilter.lock);
+
+	err = umd_call(&bpfilter.umd, BPFILTER_MSG_HELLO, NULL, 0, &reply,
+		       sizeof(reply), BPFILTER_TIMEOUT);
 	if (err < 0)
 		return err;
-	if (err != sizeof(version) || version != BPFILTER_PROTO_VERSION) {
+	if (err != sizeof(reply) || reply.ret != BPFILTER_PROTO_VERSION) {
 		pr_err("helper speaks another protocol\n");
 		return -EPROTO;
 	}
@@ -96,10 +115,15 @@ static int bpfilter_replay(void)
 			err = umd_call(&bpfilter.umd, BPFILTER_MSG_LOAD,
 				       t->req, t->len, &reply, sizeof(reply),
 				       BPFILTER_TIMEOUT);
+			if (err >= 0)
+				err = bpfilter_check_reply(&reply, err);
+			if (err >= 0)
+				err = min(reply.ret, 0);
 			if (err < 0)
 				return err;
 		}
 	}
+	bpfilter.gen++;
 	return 0;
 }
 
@@ -108,32 +132,43 @@ static int bpfilter_replay(void)
  * @type: enum bpfilter_msg_type
  * @req: the request, a struct bpfilter_req and its bytes
  * @len: its length
- * @reply: buffer for the reply
+ * @reply: buffer for the reply, a struct bpfilter_reply and its bytes
  * @size: its size
+ * @gen: if not NULL, set to the generation of the helper that served it
  *
- * A helper that was restarted since the last call answers -ESTALE; it is
- * then given every table the kernel keeps and the request is sent again.
+ * A helper started since the last call answers -ESTALE; it is then given
+ * every table the kernel keeps and the request is sent again. A request
+ * whose outcome is unknown (the helper died, timed out or broke the
+ * protocol, or the caller was killed) stops the helper: the next call
+ * starts a new one from the kernel's tables.
  *
- * Context: Process context, bpfilter.lock held.
- * Return: the length of the reply, or a negative errno.
+ * Context: Process context. Takes bpfilter.lock.
+ * Return: the length of the reply, or a negative errno of the transport;
+ * the helper's answer is in @reply->ret.
  */
-int bpfilter_call(u32 type, const void *req, size_t len, void *reply,
-		  size_t size)
+int bpfilter_call(u32 type, const void *req, size_t len,
+		  struct bpfilter_reply *reply, size_t size, u64 *gen)
 {
-	int err, i;
+	int err, tries;
 
-	lockdep_assert_held(&bpfilter.lock);
-
-	for (i = 0; i < BPFILTER_REPLAYS; i++) {
+	mutex_lock(&bpfilter.lock);
+	for (tries = 0; ; tries++) {
 		err = umd_call(&bpfilter.umd, type, req, len, reply, size,
 			       BPFILTER_TIMEOUT);
 		if (err != -ESTALE)
-			return err;
-		err = bpfilter_replay();
-		if (err && err != -ESTALE)
-			return err;
+			break;
+		err = tries < BPFILTER_REPLAYS ? bpfilter_replay() : -EIO;
+		if (err)
+			break;
 	}
-	return -EAGAIN;
+	if (err >= 0)
+		err = bpfilter_check_reply(reply, err);
+	if (err < 0)
+		umd_stop(&bpfilter.umd);
+	else if (gen)
+		*gen = bpfilter.gen;
+	mutex_unlock(&bpfilter.lock);
+	return err;
 }
 
 static const char *const bpfilter_family_name[BPFILTER_NFAMILIES] = {
@@ -147,7 +182,7 @@ static int bpfilter_proc_show(struct seq_file *seq, void *v)
 	struct bpfilter_net *bn = bpfilter_net(seq_file_single_net(seq));
 	int i;
 
-	mutex_lock(&bpfilter.lock);
+	mutex_lock(&bn->lock);
 	for (i = 0; i < BPFILTER_NFAMILIES; i++) {
 		const struct bpfilter_table *t = bn->filter[i];
 
@@ -155,7 +190,7 @@ static int bpfilter_proc_show(struct seq_file *seq, void *v)
 			seq_printf(seq, "%s filter entries=%u enforced=no\n",
 				   bpfilter_family_name[i], t->number);
 	}
-	mutex_unlock(&bpfilter.lock);
+	mutex_unlock(&bn->lock);
 	return 0;
 }
 
@@ -163,9 +198,10 @@ static int __net_init bpfilter_net_init(struct net *net)
 {
 	struct bpfilter_net *bn = bpfilter_net(net);
 
+	mutex_init(&bn->lock);
 	bn->cookie = net->net_cookie;
 	INIT_LIST_HEAD(&bn->list);
-	if (!proc_create_net_single("bpfilter", 0444, net->proc_net,
+	if (!proc_create_net_single("bpfilter", 0440, net->proc_net,
 				    bpfilter_proc_show, NULL))
 		return -ENOMEM;
 	return 0;
@@ -178,22 +214,26 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 		.net_cookie = bn->cookie,
 	};
 	struct bpfilter_reply reply;
+	u64 gen = 0;
 	int i;
 
 	remove_proc_entry("bpfilter", net->proc_net);
 
-	mutex_lock(&bpfilter.lock);
+	/*
+	 * No socket of the namespace is left, so nobody holds bn->lock
+	 * across a module load, which could wait for this exit.
+	 */
+	mutex_lock(&bn->lock);
 	if (bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6]) {
-		/*
-		 * A helper that misses this is replayed from the kernel's
-		 * tables, which no longer include this namespace's.
-		 */
-		bpfilter_call(BPFILTER_MSG_NET_EXIT, &req, sizeof(req), &reply,
-			      sizeof(reply));
+		/* A helper that misses this is stopped by set_table(). */
+		if (!READ_ONCE(bpfilter.unloading))
+			bpfilter_call(BPFILTER_MSG_NET_EXIT, &req, sizeof(req),
+				      &reply, sizeof(reply), &gen);
 		for (i = 0; i < BPFILTER_NFAMILIES; i++)
-			bpfilter_set_table(bn, i, NULL);
+			bpfilter_set_table(bn, i, NULL, gen);
 	}
-	mutex_unlock(&bpfilter.lock);
+	mutex_unlock(&bn->lock);
+	mutex_destroy(&bn->lock);
 }
 
 static struct pernet_operations bpfilter_net_ops = {
@@ -245,6 +285,8 @@ err_destroy:
 
 static void __exit bpfilter_exit(void)
 {
+	/* The helper goes with the module; it need not forget anything. */
+	WRITE_ONCE(bpfilter.unloading, true);
 	bpfilter_unregister(&bpfilter_sockopt_ops);
 	unregister_pernet_subsys(&bpfilter_net_ops);
 	umd_destroy(&bpfilter.umd);

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Messages between bpfilter.ko and its user-mode helper, carried in the
  * payload of struct umd_msg. The helper is built with the module, so this

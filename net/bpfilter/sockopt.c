@@ -2,8 +2,11 @@
 /*
  * The iptables socket options: checked and copied as ip_tables does, then
  * sent to the helper as bytes, or handed to ip_tables for the tables the
- * helper does not serve. The helper never sees a user pointer.
+ * helper does not serve. The helper never sees a user pointer, and
+ * ip_tables only gets the kernel's copy, so what was checked is what runs.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/mm.h>
@@ -19,6 +22,8 @@
 /* The entries of a table the helper serves: what is left of a message. */
 #define BPFILTER_MAX_TABLE	(BPFILTER_MAX_MSG - sizeof(struct bpfilter_req) - \
 				 sizeof(struct ipt_replace))
+/* x_tables.c's XT_MAX_TABLE_SIZE: ip_tables refuses larger with -ENOMEM. */
+#define BPFILTER_XT_MAX_TABLE	(512 * 1024 * 1024)
 
 /* ipt_* and ip6t_* headers share their layout; one code path serves both. */
 static_assert(sizeof(struct ipt_replace) == sizeof(struct ip6t_replace));
@@ -74,15 +79,23 @@ static int bpfilter_family(u8 pf)
 	return pf == NFPROTO_IPV6 ? BPFILTER_IPV6 : BPFILTER_IPV4;
 }
 
-/* The filter table of @pf in @sk's namespace, NULL if ip_tables serves it. */
-static struct bpfilter_table *bpfilter_table(struct sock *sk, u8 pf,
+/* The filter table of @pf in @bn, NULL if ip_tables serves @name. */
+static struct bpfilter_table *bpfilter_table(struct bpfilter_net *bn, u8 pf,
 					     const char *name)
 {
-	lockdep_assert_held(&bpfilter.lock);
+	lockdep_assert_held(&bn->lock);
 
 	if (strcmp(name, "filter"))
 		return NULL;
-	return bpfilter_net(sock_net(sk))->filter[bpfilter_family(pf)];
+	return bn->filter[bpfilter_family(pf)];
+}
+
+static struct bpfilter_net *bpfilter_lock_net(struct sock *sk)
+{
+	struct bpfilter_net *bn = bpfilter_net(sock_net(sk));
+
+	mutex_lock(&bn->lock);
+	return bn;
 }
 
 static void bpfilter_req_init(struct bpfilter_req *req, struct sock *sk,
@@ -97,18 +110,20 @@ static void bpfilter_req_init(struct bpfilter_req *req, struct sock *sk,
 	};
 }
 
-/* Tells the helper to forget the filter table of @pf in @sk's namespace. */
-static void bpfilter_drop(struct sock *sk, u8 pf)
+/* Tells the helper to forget the filter table of @pf, then the kernel. */
+static void bpfilter_drop(struct sock *sk, struct bpfilter_net *bn, u8 pf)
 {
 	struct {
 		struct bpfilter_req req;
 		char name[XT_TABLE_MAXNAMELEN];
 	} drop = { .name = "filter" };
 	struct bpfilter_reply reply;
+	u64 gen = 0;
 
 	bpfilter_req_init(&drop.req, sk, pf, 0, sizeof(drop.name), true);
 	bpfilter_call(BPFILTER_MSG_DROP, &drop, sizeof(drop), &reply,
-		      sizeof(reply));
+		      sizeof(reply), &gen);
+	bpfilter_set_table(bn, bpfilter_family(pf), NULL, gen);
 }
 
 /* Copies the old counters of a replaced table, silently as ip_tables. */
@@ -117,6 +132,14 @@ static void bpfilter_put_counters(const struct ipt_replace *repl,
 {
 	if (copy_to_user(repl->counters, reply + 1, reply->len))
 		net_warn_ratelimited("bpfilter: counters copy to user failed while replacing table\n");
+}
+
+/* A replace for ip_tables, from the kernel's copy. */
+static int bpfilter_iptables_replace(struct sock *sk, u8 pf,
+				     struct ipt_replace *repl)
+{
+	return nf_setsockopt(sk, pf, IPT_SO_SET_REPLACE, KERNEL_SOCKPTR(repl),
+			     sizeof(*repl) + repl->size);
 }
 
 /*
@@ -131,17 +154,15 @@ static int bpfilter_take_over(struct sock *sk, u8 pf,
 	struct ipt_replace *initial;
 	int err;
 
-	if (pf == NFPROTO_IPV6)
-		initial = IS_ENABLED(CONFIG_IP6_NF_IPTABLES) ?
-			  ip6t_alloc_initial_table(info) : NULL;
+	if (IS_ENABLED(CONFIG_IP6_NF_IPTABLES) && pf == NFPROTO_IPV6)
+		initial = ip6t_alloc_initial_table(info);
 	else
 		initial = ipt_alloc_initial_table(info);
 	if (!initial)
 		return -ENOMEM;
 	initial->num_counters = repl->num_counters;
 	initial->counters = repl->counters;
-	err = nf_setsockopt(sk, pf, IPT_SO_SET_REPLACE, KERNEL_SOCKPTR(initial),
-			    sizeof(*initial) + initial->size);
+	err = bpfilter_iptables_replace(sk, pf, initial);
 	kfree(initial);
 	return err;
 }
@@ -163,57 +184,114 @@ static int bpfilter_iptables_number(struct sock *sk, u8 pf)
 
 /*
  * Gives a table the helper cannot serve to ip_tables, whose filter table
- * was emptied when the helper took it over: ip_tables' own counters go to
- * the caller's buffer first, then the helper's table's.
+ * was emptied when the helper took it over. ip_tables writes its own old
+ * counters (of its initial table, no more entries than the helper's) to
+ * the caller's buffer, then the helper's old counters overwrite them.
  */
-static int bpfilter_give_back(struct sock *sk, u8 pf, struct ipt_replace *repl,
+static int bpfilter_give_back(struct sock *sk, struct bpfilter_net *bn, u8 pf,
+			      struct ipt_replace *repl,
 			      const struct bpfilter_reply *reply)
 {
-	struct ipt_replace user = *repl;
+	unsigned int num_counters = repl->num_counters;
 	int number, err;
 
 	number = bpfilter_iptables_number(sk, pf);
 	if (number < 0)
 		return number;
+	if (WARN_ON_ONCE(number > num_counters))
+		return -EAGAIN;
 	repl->num_counters = number;
-	err = nf_setsockopt(sk, pf, IPT_SO_SET_REPLACE, KERNEL_SOCKPTR(repl),
-			    sizeof(*repl) + repl->size);
-	*repl = user;
+	err = bpfilter_iptables_replace(sk, pf, repl);
+	repl->num_counters = num_counters;
 	if (err)
 		return err;
 	bpfilter_put_counters(repl, reply);
+	bpfilter_drop(sk, bn, pf);
 	return 0;
 }
 
 /*
- * A table too big for a message to the helper goes to ip_tables, unless the
- * helper serves the current one: handing that over would need a copy.
+ * The helper validated and stored the new table: the kernel keeps a copy,
+ * after emptying ip_tables' table if the helper takes it over.
  */
-static int bpfilter_replace_large(struct sock *sk, u8 pf, sockptr_t optval,
-				  unsigned int optlen)
+static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
+			    struct bpfilter_table *new,
+			    const struct bpfilter_reply *reply, u64 gen)
 {
-	int err = -ENOMEM;
+	struct bpfilter_req *req = new->req;
+	struct ipt_replace *repl = (void *)(req + 1);
+	int err;
 
-	/* The owner of the table cannot change while ip_tables replaces it. */
-	mutex_lock(&bpfilter.lock);
-	if (!bpfilter_table(sk, pf, "filter"))
-		err = nf_setsockopt(sk, pf, IPT_SO_SET_REPLACE, optval, optlen);
+	if (bn->filter[bpfilter_family(pf)]) {
+		bpfilter_put_counters(repl, reply);
+	} else {
+		err = bpfilter_take_over(sk, pf, repl);
+		if (err) {
+			bpfilter_drop(sk, bn, pf);
+			return err;
+		}
+	}
+	/* Kept to be replayed as a table of its own: no pointer, no check. */
+	repl->counters = NULL;
+	req->flags = 0;
+	new->number = repl->num_entries;
+	new->size = repl->size;
+	new->initial = reply->flags & BPFILTER_TABLE_INITIAL;
+	bpfilter_set_table(bn, bpfilter_family(pf), new, gen);
+	return 0;
+}
+
+/* A replace of the filter table, which the helper sees first. */
+static int bpfilter_replace_filter(struct sock *sk, struct bpfilter_net *bn,
+				   u8 pf, struct bpfilter_table *new)
+{
+	struct bpfilter_table *t = bn->filter[bpfilter_family(pf)];
+	struct bpfilter_req *req = new->req;
+	struct ipt_replace *repl = (void *)(req + 1);
+	struct xt_counters __user *counters = repl->counters;
+	size_t old = t ? array_size(t->number, sizeof(struct xt_counters)) : 0;
+	struct bpfilter_reply *reply;
+	u64 gen;
+	int err;
+
+	reply = kvmalloc(sizeof(*reply) + old, GFP_KERNEL_ACCOUNT);
+	if (!reply)
+		return -ENOMEM;
+
+	/* The helper gets no pointer, not even one it could not follow. */
+	repl->counters = NULL;
+	bpfilter_req_init(req, sk, pf, IPT_SO_SET_REPLACE, new->len, t);
+	err = bpfilter_call(BPFILTER_MSG_SET, req, new->len, reply,
+			    sizeof(*reply) + old, &gen);
+	repl->counters = counters;
+	if (err < 0)
+		goto out;
+	err = reply->ret;
+	if (err < 0)
+		goto out;
+	if (reply->len != old) {
+		/* Whatever the helper did, a new one starts from our copy. */
+		umd_stop(&bpfilter.umd);
+		err = -EPROTO;
+		goto out;
+	}
+
+	if (reply->action == BPFILTER_FALLBACK)
+		err = t ? bpfilter_give_back(sk, bn, pf, repl, reply) :
+			  bpfilter_iptables_replace(sk, pf, repl);
 	else
-		net_warn_ratelimited("bpfilter: table of more than %zu bytes\n",
-				     BPFILTER_MAX_TABLE);
-	mutex_unlock(&bpfilter.lock);
+		err = bpfilter_install(sk, bn, pf, new, reply, gen);
+out:
+	kvfree(reply);
 	return err;
 }
 
 static int bpfilter_replace(struct sock *sk, u8 pf, sockptr_t optval,
 			    unsigned int optlen)
 {
-	struct bpfilter_net *bn = bpfilter_net(sock_net(sk));
-	struct bpfilter_reply *reply = NULL;
-	struct bpfilter_table *t, *new;
+	struct bpfilter_table *new;
 	struct ipt_replace tmp, *repl;
-	struct bpfilter_req *req;
-	size_t len, reply_size;
+	struct bpfilter_net *bn;
 	int err;
 
 	if (optlen < sizeof(tmp))
@@ -226,153 +304,128 @@ static int bpfilter_replace(struct sock *sk, u8 pf, sockptr_t optval,
 		return -EINVAL;
 	if ((u64)optlen < (u64)tmp.size + sizeof(tmp))
 		return -EINVAL;
+	if (tmp.size >= BPFILTER_XT_MAX_TABLE - sizeof(struct xt_table_info))
+		return -ENOMEM;
 	tmp.name[sizeof(tmp.name) - 1] = '\0';
-	if (strcmp(tmp.name, "filter"))
-		return nf_setsockopt(sk, pf, IPT_SO_SET_REPLACE, optval,
-				     optlen);
 
-	if (tmp.size > BPFILTER_MAX_TABLE)
-		return bpfilter_replace_large(sk, pf, optval, optlen);
-
-	len = sizeof(*req) + sizeof(tmp) + tmp.size;
 	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
-	req = kvmalloc(len, GFP_KERNEL_ACCOUNT);
-	if (!new || !req) {
+	if (!new)
+		return -ENOMEM;
+	new->len = sizeof(struct bpfilter_req) + sizeof(tmp) + tmp.size;
+	new->req = kvmalloc(new->len, GFP_KERNEL_ACCOUNT);
+	if (!new->req) {
 		err = -ENOMEM;
-		goto err_free;
+		goto out_free;
 	}
-	repl = (struct ipt_replace *)(req + 1);
+	repl = (void *)((struct bpfilter_req *)new->req + 1);
 	*repl = tmp;
 	if (copy_from_sockptr_offset(repl + 1, optval, sizeof(tmp), tmp.size)) {
 		err = -EFAULT;
-		goto err_free;
+		goto out_free;
 	}
 
-	mutex_lock(&bpfilter.lock);
-	t = bn->filter[bpfilter_family(pf)];
-	reply_size = sizeof(*reply) +
-		     (t ? t->number * sizeof(struct xt_counters) : 0);
-	reply = kvmalloc(reply_size, GFP_KERNEL);
-	if (!reply) {
+	bn = bpfilter_lock_net(sk);
+	if (strcmp(tmp.name, "filter") ||
+	    (tmp.size > BPFILTER_MAX_TABLE && !bn->filter[bpfilter_family(pf)])) {
+		err = bpfilter_iptables_replace(sk, pf, repl);
+	} else if (tmp.size > BPFILTER_MAX_TABLE) {
+		/* Handing it over would need the helper's old counters. */
+		net_warn_ratelimited("bpfilter: table of more than %zu bytes\n",
+				     BPFILTER_MAX_TABLE);
 		err = -ENOMEM;
-		goto err_unlock;
-	}
-
-	/* The helper gets no pointer, not even one it could not follow. */
-	repl->counters = NULL;
-	bpfilter_req_init(req, sk, pf, IPT_SO_SET_REPLACE, optlen, t);
-	err = bpfilter_call(BPFILTER_MSG_SET, req, len, reply, reply_size);
-	repl->counters = tmp.counters;
-	if (err < 0)
-		goto err_unlock;
-	if (err < sizeof(*reply) || reply->len != err - sizeof(*reply) ||
-	    reply->len != (t ? t->number * sizeof(struct xt_counters) : 0)) {
-		err = -EPROTO;
-		goto err_unlock;
-	}
-
-	if (reply->action == BPFILTER_FALLBACK) {
-		if (!t) {
-			err = nf_setsockopt(sk, pf, IPT_SO_SET_REPLACE, optval,
-					    optlen);
-			goto err_unlock;
-		}
-		err = bpfilter_give_back(sk, pf, repl, reply);
-		if (err)
-			goto err_unlock;
-		bpfilter_drop(sk, pf);
-		bpfilter_set_table(bn, bpfilter_family(pf), NULL);
-		err = 0;
-		goto err_unlock;
-	}
-
-	if (t) {
-		bpfilter_put_counters(repl, reply);
 	} else {
-		err = bpfilter_take_over(sk, pf, repl);
-		if (err) {
-			bpfilter_drop(sk, pf);
-			goto err_unlock;
-		}
+		err = bpfilter_replace_filter(sk, bn, pf, new);
+		if (bn->filter[bpfilter_family(pf)] == new)
+			new = NULL;
 	}
-
-	repl->counters = NULL;
-	new->req = req;
-	new->len = len;
-	new->number = repl->num_entries;
-	new->size = repl->size;
-	new->initial = reply->flags & BPFILTER_TABLE_INITIAL;
-	/* Replayed as a table of its own: no old counters to check. */
-	req->flags = 0;
-	bpfilter_set_table(bn, bpfilter_family(pf), new);
-	mutex_unlock(&bpfilter.lock);
-	kvfree(reply);
-	return 0;
-
-err_unlock:
-	mutex_unlock(&bpfilter.lock);
-err_free:
-	kvfree(reply);
-	kvfree(req);
-	kfree(new);
+	mutex_unlock(&bn->lock);
+out_free:
+	bpfilter_free_table(new);
 	return err;
 }
 
 static int bpfilter_add_counters(struct sock *sk, u8 pf, sockptr_t optval,
 				 unsigned int optlen)
 {
-	struct xt_counters_info info;
 	struct bpfilter_reply reply;
+	struct xt_counters_info *info;
 	struct bpfilter_req *req;
+	struct bpfilter_table *t;
+	struct xt_counters_info tmp;
+	struct bpfilter_net *bn;
 	struct xt_counters *add;
-	size_t size;
+	size_t size, len;
 	int err;
 
-	add = xt_copy_counters(optval, optlen, &info);
+	add = xt_copy_counters(optval, optlen, &tmp);
 	if (IS_ERR(add))
 		return PTR_ERR(add);
-
-	mutex_lock(&bpfilter.lock);
-	if (!bpfilter_table(sk, pf, info.name)) {
-		err = nf_setsockopt(sk, pf, IPT_SO_SET_ADD_COUNTERS, optval,
-				    optlen);
-		goto out;
-	}
-
-	size = array_size(info.num_counters, sizeof(*add));
-	req = kvmalloc(sizeof(*req) + sizeof(info) + size, GFP_KERNEL);
+	size = array_size(tmp.num_counters, sizeof(*add));
+	len = sizeof(*req) + sizeof(tmp) + size;
+	req = kvmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!req) {
-		err = -ENOMEM;
-		goto out;
+		vfree(add);
+		return -ENOMEM;
 	}
-	bpfilter_req_init(req, sk, pf, IPT_SO_SET_ADD_COUNTERS, optlen, true);
-	memcpy(req + 1, &info, sizeof(info));
-	memcpy((void *)(req + 1) + sizeof(info), add, size);
-	err = bpfilter_call(BPFILTER_MSG_SET, req,
-			    sizeof(*req) + sizeof(info) + size, &reply,
-			    sizeof(reply));
-	kvfree(req);
-	if (err >= 0)
-		err = 0;
-out:
-	mutex_unlock(&bpfilter.lock);
+	info = (void *)(req + 1);
+	*info = tmp;
+	memcpy(info + 1, add, size);
 	vfree(add);
+
+	bn = bpfilter_lock_net(sk);
+	t = bpfilter_table(bn, pf, info->name);
+	if (!t) {
+		err = nf_setsockopt(sk, pf, IPT_SO_SET_ADD_COUNTERS,
+				    KERNEL_SOCKPTR(info), sizeof(*info) + size);
+	} else if (info->num_counters != t->number) {
+		err = -EINVAL;
+	} else {
+		bpfilter_req_init(req, sk, pf, IPT_SO_SET_ADD_COUNTERS, optlen,
+				  true);
+		err = bpfilter_call(BPFILTER_MSG_SET, req, len, &reply,
+				    sizeof(reply), NULL);
+		if (err >= 0)
+			err = min(reply.ret, 0);
+	}
+	mutex_unlock(&bn->lock);
+	kvfree(req);
 	return err;
 }
 
 /*
- * The helper speaks the native layout only. While it serves the filter
- * table, a compat caller gets -EOPNOTSUPP rather than ip_tables' empty
- * table, which it could otherwise fill behind the helper's back.
+ * The helper speaks the native layout only. While it serves a filter
+ * table of the namespace, a compat caller gets -EOPNOTSUPP rather than
+ * ip_tables' empty table, which it could otherwise fill behind the
+ * helper's back; bn->lock keeps the helper from taking over meanwhile.
  */
-static int bpfilter_compat(struct sock *sk, u8 pf)
+static int bpfilter_compat_set(struct sock *sk, u8 pf, int optname,
+			       sockptr_t optval, unsigned int optlen)
 {
-	bool owned;
+	struct bpfilter_net *bn = bpfilter_lock_net(sk);
+	int err = -EOPNOTSUPP;
 
-	mutex_lock(&bpfilter.lock);
-	owned = bpfilter_table(sk, pf, "filter");
-	mutex_unlock(&bpfilter.lock);
-	return owned ? -EOPNOTSUPP : 0;
+	if (!bn->filter[bpfilter_family(pf)])
+		err = nf_setsockopt(sk, pf, optname, optval, optlen);
+	mutex_unlock(&bn->lock);
+	return err;
+}
+
+static int bpfilter_compat_get(struct sock *sk, u8 pf, int optname,
+			       char __user *optval, int *optlen)
+{
+	struct bpfilter_net *bn = bpfilter_lock_net(sk);
+	int err = -EOPNOTSUPP;
+
+	if (!bn->filter[bpfilter_family(pf)])
+		err = nf_getsockopt(sk, pf, optname, optval, optlen);
+	mutex_unlock(&bn->lock);
+	return err;
+}
+
+/* ip6tables options go to ip_tables' stub when ip6_tables is not built. */
+static bool bpfilter_serves(u8 pf)
+{
+	return pf == NFPROTO_IPV4 || IS_ENABLED(CONFIG_IP6_NF_IPTABLES);
 }
 
 /**
@@ -388,14 +441,12 @@ static int bpfilter_compat(struct sock *sk, u8 pf)
 int bpfilter_setsockopt_ops(struct sock *sk, u8 pf, int optname,
 			    sockptr_t optval, unsigned int optlen)
 {
-	int err;
-
+	if (!bpfilter_serves(pf))
+		return nf_setsockopt(sk, pf, optname, optval, optlen);
 	if (!ns_capable(sock_net(sk)->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
-	if (in_compat_syscall()) {
-		err = bpfilter_compat(sk, pf);
-		return err ?: nf_setsockopt(sk, pf, optname, optval, optlen);
-	}
+	if (in_compat_syscall())
+		return bpfilter_compat_set(sk, pf, optname, optval, optlen);
 
 	switch (optname) {
 	case IPT_SO_SET_REPLACE:
@@ -417,16 +468,17 @@ static int bpfilter_get_table(struct sock *sk, u8 pf, int optname,
 			      void __user *dst)
 {
 	const char *name = hdr;	/* every header starts with the table name */
-	struct bpfilter_reply *reply;
+	struct bpfilter_reply *reply = NULL;
+	struct bpfilter_req *req = NULL;
 	struct bpfilter_table *t;
-	struct bpfilter_req *req;
-	size_t reply_size;
+	struct bpfilter_net *bn;
+	size_t size = 0;
 	int err;
 
-	mutex_lock(&bpfilter.lock);
-	t = bpfilter_table(sk, pf, name);
+	bn = bpfilter_lock_net(sk);
+	t = bpfilter_table(bn, pf, name);
 	if (!t) {
-		mutex_unlock(&bpfilter.lock);
+		mutex_unlock(&bn->lock);
 		return nf_getsockopt(sk, pf, optname, optval, optlen);
 	}
 
@@ -435,37 +487,36 @@ static int bpfilter_get_table(struct sock *sk, u8 pf, int optname,
 
 		if (get->size != t->size) {
 			err = -EAGAIN;
-			goto out;
+			goto out_unlock;
 		}
-		reply_size = sizeof(*reply) + t->size;
+		size = t->size;
 	} else {
-		reply_size = sizeof(*reply) + sizeof(struct ipt_getinfo);
+		size = sizeof(struct ipt_getinfo);
 	}
 
 	err = -ENOMEM;
 	req = kmalloc(sizeof(*req) + hdr_len, GFP_KERNEL);
-	reply = kvmalloc(reply_size, GFP_KERNEL);
+	reply = kvmalloc(sizeof(*reply) + size, GFP_KERNEL_ACCOUNT);
 	if (!req || !reply)
-		goto out_free;
+		goto out_unlock;
 	bpfilter_req_init(req, sk, pf, optname, *optlen, true);
 	memcpy(req + 1, hdr, hdr_len);
 	err = bpfilter_call(BPFILTER_MSG_GET, req, sizeof(*req) + hdr_len,
-			    reply, reply_size);
-	if (err < 0)
-		goto out_free;
-	if (err != reply_size || reply->len != reply_size - sizeof(*reply)) {
-		err = -EPROTO;
-		goto out_free;
-	}
-	err = copy_to_user(dst, reply + 1, reply->len) ? -EFAULT : 0;
-out_free:
+			    reply, sizeof(*reply) + size, NULL);
+	if (err >= 0)
+		err = reply->ret < 0 ? reply->ret :
+		      reply->len != size ? -EPROTO : 0;
+out_unlock:
+	/* The reply is ours: a slow user buffer holds up no one else. */
+	mutex_unlock(&bn->lock);
+	if (!err && copy_to_user(dst, reply + 1, size))
+		err = -EFAULT;
 	kvfree(reply);
 	kfree(req);
-out:
-	mutex_unlock(&bpfilter.lock);
 	return err;
 }
 
+/* Stateless: ip_tables answers if the helper cannot. */
 static int bpfilter_get_revision(struct sock *sk, u8 pf, int optname,
 				 int cmd, char __user *optval, int *optlen)
 {
@@ -483,16 +534,10 @@ static int bpfilter_get_revision(struct sock *sk, u8 pf, int optname,
 	msg.rev.name[sizeof(msg.rev.name) - 1] = '\0';
 
 	bpfilter_req_init(&msg.req, sk, pf, cmd, *optlen, false);
-	mutex_lock(&bpfilter.lock);
 	/* Not sizeof(msg): the helper wants no padding after the name. */
 	err = bpfilter_call(BPFILTER_MSG_GET, &msg, offsetofend(typeof(msg), rev),
-			    &reply, sizeof(reply));
-	mutex_unlock(&bpfilter.lock);
-	if (err < 0)
-		return err;
-	if (err != sizeof(reply))
-		return -EPROTO;
-	if (reply.action == BPFILTER_FALLBACK)
+			    &reply, sizeof(reply), NULL);
+	if (err < 0 || reply.action == BPFILTER_FALLBACK)
 		return nf_getsockopt(sk, pf, optname, optval, optlen);
 	return reply.ret;
 }
@@ -514,15 +559,14 @@ int bpfilter_getsockopt_ops(struct sock *sk, u8 pf, int optname,
 	int cmd = bpfilter_cmd(pf, optname);
 	struct ipt_get_entries get;
 	struct ipt_getinfo info;
-	int err;
 
+	if (!bpfilter_serves(pf))
+		return nf_getsockopt(sk, pf, optname, optval, optlen);
 	if (!ns_capable(sock_net(sk)->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	if (in_compat_syscall() && cmd != IPT_SO_GET_REVISION_MATCH &&
-	    cmd != IPT_SO_GET_REVISION_TARGET) {
-		err = bpfilter_compat(sk, pf);
-		return err ?: nf_getsockopt(sk, pf, optname, optval, optlen);
-	}
+	    cmd != IPT_SO_GET_REVISION_TARGET)
+		return bpfilter_compat_get(sk, pf, optname, optval, optlen);
 
 	switch (cmd) {
 	case IPT_SO_GET_INFO:

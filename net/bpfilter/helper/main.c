@@ -23,12 +23,10 @@ static bool bf_synced;
 
 static int bf_hello(struct bf_out *out)
 {
-	__u32 version = BPFILTER_PROTO_VERSION;
-
 	bf_table_reset();
 	bf_synced = true;
-	memcpy(out->reply, &version, sizeof(version));
-	return sizeof(version);
+	out->reply->ret = BPFILTER_PROTO_VERSION;
+	return 0;
 }
 
 typedef int (*bf_handler)(const struct bpfilter_req *req, const void *data,
@@ -42,7 +40,11 @@ static const bf_handler bf_handlers[] = {
 	[BPFILTER_MSG_NET_EXIT] = bf_table_net_exit,
 };
 
-/* Serves @msg; the reply's payload is written at @msg + 1. */
+/*
+ * Serves @msg; the reply's payload is written at @msg + 1. The helper's
+ * answer, an errno included, is in the reply: a status in the header is
+ * left to the transport, so the kernel can tell the two apart.
+ */
 static void bf_serve(struct umd_msg *msg, void *in, size_t room)
 {
 	const struct bpfilter_req *req = in;
@@ -54,28 +56,28 @@ static void bf_serve(struct umd_msg *msg, void *in, size_t room)
 	out.reply = (struct bpfilter_reply *)(msg + 1);
 	out.data = out.reply + 1;
 	out.room = room - sizeof(*msg) - sizeof(*out.reply);
+	memset(out.reply, 0, sizeof(*out.reply));
+	msg->status = 0;
 
 	if (msg->type == BPFILTER_MSG_HELLO) {
 		ret = bf_hello(&out);
-		goto reply;
-	}
-	if (!bf_synced) {
-		ret = -ESTALE;
-		goto reply;
-	}
-	if (msg->type >= ARRAY_SIZE(bf_handlers) ||
-	    !bf_handlers[msg->type] || len < sizeof(*req)) {
+	} else if (!bf_synced) {
+		/* Not an answer: the kernel must give the tables first. */
+		msg->status = -ESTALE;
+		msg->len = sizeof(*msg);
+		return;
+	} else if (msg->type >= ARRAY_SIZE(bf_handlers) ||
+		   !bf_handlers[msg->type] || len < sizeof(*req)) {
 		ret = -EINVAL;
-		goto reply;
+	} else {
+		fn = bf_handlers[msg->type];
+		ret = fn(req, req + 1, len - sizeof(*req), &out);
 	}
-	fn = bf_handlers[msg->type];
-	memset(out.reply, 0, sizeof(*out.reply));
-	ret = fn(req, req + 1, len - sizeof(*req), &out);
-	if (!ret)
-		ret = sizeof(*out.reply) + out.reply->len;
-reply:
-	msg->status = ret < 0 ? ret : 0;
-	msg->len = sizeof(*msg) + (ret < 0 ? 0 : ret);
+	if (ret < 0) {
+		memset(out.reply, 0, sizeof(*out.reply));
+		out.reply->ret = ret;
+	}
+	msg->len = sizeof(*msg) + sizeof(*out.reply) + out.reply->len;
 }
 
 int main(void)

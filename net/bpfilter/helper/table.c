@@ -16,6 +16,7 @@
 #include "validate.h"
 
 #define BF_BUCKETS	256
+#define BF_MIN_ENTRIES	4
 #define FILTER_HOOKS	((1 << NF_INET_LOCAL_IN) | (1 << NF_INET_FORWARD) | \
 			 (1 << NF_INET_LOCAL_OUT))
 
@@ -157,6 +158,15 @@ static int bf_parse(const struct bpfilter_req *req, const void *data,
 		err = -EINVAL;
 		goto err;
 	}
+	/*
+	 * Smaller than ip_tables' initial table (no ERROR entry at the end,
+	 * which iptables always writes): ip_tables keeps it, so that handing
+	 * a table back never returns more counters than the caller expects.
+	 */
+	if (t->info.number < BF_MIN_ENTRIES) {
+		err = BF_FALLBACK;
+		goto err;
+	}
 	t->counters = calloc(t->info.number + 1, sizeof(*t->counters));
 	if (!t->counters) {
 		err = -ENOMEM;
@@ -192,8 +202,10 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 		return -EINVAL;
 	p = bf_find(req->net_cookie, req->family, repl->name);
 	/* The kernel's view counts: a table it does not own is stale. */
-	if (!(req->flags & BPFILTER_REQ_OWNED))
+	if (!(req->flags & BPFILTER_REQ_OWNED) && *p) {
 		bf_unlink(p);
+		p = bf_find(req->net_cookie, req->family, repl->name);
+	}
 
 	err = bf_parse(req, data, len, &t);
 	if (err < 0)
@@ -358,7 +370,10 @@ int bf_table_load(const struct bpfilter_req *req, const void *data,
 	if (err)
 		return err < 0 ? err : -EINVAL;
 	p = bf_find(req->net_cookie, req->family, repl->name);
-	bf_unlink(p);
+	if (*p) {
+		bf_unlink(p);
+		p = bf_find(req->net_cookie, req->family, repl->name);
+	}
 	t->next = NULL;
 	*p = t;
 	return 0;

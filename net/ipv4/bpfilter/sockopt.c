@@ -11,7 +11,7 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/rcupdate.h>
 
-static const struct bpfilter_ops __rcu *bpfilter_ops;
+static const struct bpfilter_ops __rcu *bpfilter_registered;
 /* Serializes bpfilter_register() and bpfilter_unregister(). */
 static DEFINE_MUTEX(bpfilter_ops_mutex);
 
@@ -27,10 +27,10 @@ int bpfilter_register(const struct bpfilter_ops *ops)
 	int err = 0;
 
 	mutex_lock(&bpfilter_ops_mutex);
-	if (rcu_access_pointer(bpfilter_ops))
+	if (rcu_access_pointer(bpfilter_registered))
 		err = -EBUSY;
 	else
-		rcu_assign_pointer(bpfilter_ops, ops);
+		rcu_assign_pointer(bpfilter_registered, ops);
 	mutex_unlock(&bpfilter_ops_mutex);
 	return err;
 }
@@ -48,8 +48,8 @@ EXPORT_SYMBOL_GPL(bpfilter_register);
 void bpfilter_unregister(const struct bpfilter_ops *ops)
 {
 	mutex_lock(&bpfilter_ops_mutex);
-	if (rcu_access_pointer(bpfilter_ops) == ops)
-		RCU_INIT_POINTER(bpfilter_ops, NULL);
+	if (rcu_access_pointer(bpfilter_registered) == ops)
+		RCU_INIT_POINTER(bpfilter_registered, NULL);
 	mutex_unlock(&bpfilter_ops_mutex);
 	synchronize_rcu();
 }
@@ -61,7 +61,7 @@ static const struct bpfilter_ops *bpfilter_get_ops(void)
 	const struct bpfilter_ops *ops;
 
 	rcu_read_lock();
-	ops = rcu_dereference(bpfilter_ops);
+	ops = rcu_dereference(bpfilter_registered);
 	if (ops && !try_module_get(ops->owner))
 		ops = NULL;
 	rcu_read_unlock();
@@ -93,7 +93,6 @@ int bpfilter_setsockopt(struct sock *sk, u8 pf, int optname, sockptr_t optval,
 	module_put(owner);
 	return err;
 }
-EXPORT_SYMBOL_GPL(bpfilter_setsockopt);
 
 /**
  * bpfilter_getsockopt - an iptables get option, through bpfilter if loaded
@@ -121,7 +120,6 @@ int bpfilter_getsockopt(struct sock *sk, u8 pf, int optname,
 	module_put(owner);
 	return err;
 }
-EXPORT_SYMBOL_GPL(bpfilter_getsockopt);
 
 /**
  * bpfilter_ip_setsockopt - a netfilter set option of an IPv4 socket
