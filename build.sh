@@ -20,6 +20,7 @@ usage: ./build.sh [COMMAND]
   deps          install the Debian packages the project needs
   build [--work]  apply the series (or take the developer tree's HEAD)
                 and build kernel, modules, selftests
+  fuzz [SECONDS [JOBS]]  libFuzzer on the helper's blob validator (0: forever)
   vm [--share DIR] [--timeout S] -- CMD...  run CMD in the guest
   shell [--share DIR]  interactive guest
   setup [--force]  developer tree with the series as commits ($WORK)
@@ -37,6 +38,7 @@ main() {
 	check)	cmd_deps && ensure_base && cmd_check "$@" ;;
 	deps)	cmd_deps ;;
 	build)	ensure_base && cmd_build "$@" ;;
+	fuzz)	ensure_base && sync_src && BPFILTER_TREE=$SRC "$HARNESS/validate/fuzz.sh" "$@" ;;
 	vm)	cmd_vm "$@" ;;
 	shell)	cmd_shell "$@" ;;
 	setup)	ensure_base && cmd_setup "$@" ;;

@@ -26,6 +26,11 @@ validate_diff() {
 	BPFILTER_TREE=$SRC "$HARNESS/validate/run.sh" 20000 "${VALIDATE_SEED:-1}"
 }
 
+# libFuzzer on the same code, from the corpus in harness/validate/corpus.
+fuzz_validate() {
+	BPFILTER_TREE=$SRC "$HARNESS/validate/fuzz.sh" "${FUZZ_SECONDS:-30}"
+}
+
 vm_exit_status() {
 	local rc
 	vm_run --timeout 300 -- sh -c 'exit 3' >/dev/null 2>&1
@@ -142,6 +147,7 @@ cmd_test() {
 	run_test "tooling: check fails on a checkpatch report" tooling_checkpatch
 	run_test "tooling: fold carries a mirror edit into its patch" tooling_fold
 	run_test "host: bpfilter's validator answers as ip_tables (20,000 blobs a family)" validate_diff
+	run_test "host: libFuzzer finds no crash in the validator (${FUZZ_SECONDS:-30} s)" fuzz_validate
 	run_test "vm: the guest's exit status reaches the host" vm_exit_status
 	run_test "vm: a WARN in the guest fails the run" vm_fails_on_warn
 	run_kunit
