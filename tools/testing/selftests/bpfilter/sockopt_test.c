@@ -568,6 +568,11 @@ TEST_F(filter, add_counters)
 	struct ipt_getinfo info;
 
 	ASSERT_NE(NULL, ci);
+	/* A table installed by a replace: bpfilter's, when it is loaded. */
+	build_default(&self->blob, VERDICT(NF_ACCEPT));
+	fill_replace(self->repl, &self->blob, 4);
+	ASSERT_EQ(0, replace(self));
+
 	set_name(ci->name, sizeof(ci->name), "filter");
 	ci->num_counters = 4;
 	ci->counters[1].pcnt = 3;
