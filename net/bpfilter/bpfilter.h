@@ -63,7 +63,9 @@ struct bpfilter_net {
  * @nets: the namespaces that have a table, for a restarted helper
  * @pinned: tables not in their initial state; while there is one, the
  *	module holds a reference on itself so that rmmod cannot drop rules
- * @gen: the number of helpers given the kernel's tables so far
+ * @gen: the number of times a helper was given the kernel's tables
+ * @resync: the helper may not hold the kernel's tables: give them again
+ *	before the next request
  * @unloading: the module is going away; namespaces skip the helper
  */
 struct bpfilter {
@@ -72,6 +74,7 @@ struct bpfilter {
 	struct list_head nets;
 	unsigned int pinned;
 	u64 gen;
+	bool resync;
 	bool unloading;
 };
 
@@ -84,6 +87,7 @@ int bpfilter_call(u32 type, const void *req, size_t len,
 void bpfilter_set_table(struct bpfilter_net *bn, int family,
 			struct bpfilter_table *t, u64 gen);
 void bpfilter_free_table(struct bpfilter_table *t);
+void bpfilter_broken(void);
 
 int bpfilter_setsockopt_ops(struct sock *sk, u8 pf, int optname,
 			    sockptr_t optval, unsigned int optlen);

@@ -45,9 +45,9 @@ void bpfilter_free_table(struct bpfilter_table *t)
 /*
  * Installs @t as the filter table of @family in @bn (NULL: ip_tables serves
  * it), keeping the list of namespaces to replay and the module's reference
- * on itself up to date. @gen is the helper generation that took the
- * change: if another helper has been given the tables since, it lacks the
- * change and is stopped, so that the next call gives it the new state.
+ * on itself up to date. @gen is the generation of the helper state that
+ * took the change: if the helper has been given the tables since, it lacks
+ * the change, and gets the tables again before the next request.
  */
 void bpfilter_set_table(struct bpfilter_net *bn, int family,
 			struct bpfilter_table *t, u64 gen)
@@ -71,7 +71,7 @@ void bpfilter_set_table(struct bpfilter_net *bn, int family,
 	else if (had && !has)
 		list_del(&bn->list);
 	if (gen != bpfilter.gen)
-		umd_stop(&bpfilter.umd);
+		bpfilter.resync = true;
 	mutex_unlock(&bpfilter.lock);
 	bpfilter_free_table(old);
 }
@@ -86,8 +86,9 @@ static int bpfilter_check_reply(const struct bpfilter_reply *reply, int len)
 }
 
 /*
- * Brings a new helper to the kernel's state: HELLO, then every table. A
- * helper that fails this is stopped by the caller, never left half given.
+ * Brings the helper to the kernel's state: HELLO (which makes it forget
+ * everything), then every table. A replay that fails leaves @resync set:
+ * the helper serves nothing until one succeeds.
  */
 static int bpfilter_replay(void)
 {
@@ -124,7 +125,29 @@ static int bpfilter_replay(void)
 		}
 	}
 	bpfilter.gen++;
+	bpfilter.resync = false;
 	return 0;
+}
+
+/* Types that change the helper's state: of unknown outcome, resync. */
+static bool bpfilter_changes(u32 type)
+{
+	return type != BPFILTER_MSG_GET;
+}
+
+/**
+ * bpfilter_broken - the helper broke the protocol: stop it
+ *
+ * The next request starts a new helper and gives it the kernel's tables.
+ *
+ * Context: Process context. Takes bpfilter.lock.
+ */
+void bpfilter_broken(void)
+{
+	mutex_lock(&bpfilter.lock);
+	umd_stop(&bpfilter.umd);
+	bpfilter.resync = true;
+	mutex_unlock(&bpfilter.lock);
 }
 
 /**
@@ -137,10 +160,12 @@ static int bpfilter_replay(void)
  * @gen: if not NULL, set to the generation of the helper that served it
  *
  * A helper started since the last call answers -ESTALE; it is then given
- * every table the kernel keeps and the request is sent again. A request
- * whose outcome is unknown (the helper died, timed out or broke the
- * protocol, or the caller was killed) stops the helper: the next call
- * starts a new one from the kernel's tables.
+ * every table the kernel keeps and the request is sent again. After a
+ * change whose outcome is unknown (the caller was killed, the helper died
+ * or timed out), the helper is given the tables again before the next
+ * request; one that broke the protocol is stopped first. Nothing here
+ * restarts a healthy helper, so a caller that kills its own requests does
+ * not use up the restarts other callers need.
  *
  * Context: Process context. Takes bpfilter.lock.
  * Return: the length of the reply, or a negative errno of the transport;
@@ -152,20 +177,22 @@ int bpfilter_call(u32 type, const void *req, size_t len,
 	int err, tries;
 
 	mutex_lock(&bpfilter.lock);
-	for (tries = 0; ; tries++) {
+	err = bpfilter.resync ? bpfilter_replay() : 0;
+	for (tries = 0; !err; tries++) {
 		err = umd_call(&bpfilter.umd, type, req, len, reply, size,
 			       BPFILTER_TIMEOUT);
 		if (err != -ESTALE)
 			break;
 		err = tries < BPFILTER_REPLAYS ? bpfilter_replay() : -EIO;
-		if (err)
-			break;
 	}
-	if (err >= 0)
+	if (err >= 0) {
 		err = bpfilter_check_reply(reply, err);
-	if (err < 0)
-		umd_stop(&bpfilter.umd);
-	else if (gen)
+		if (err < 0)
+			umd_stop(&bpfilter.umd);
+	}
+	if (err < 0 && bpfilter_changes(type))
+		bpfilter.resync = true;
+	else if (err >= 0 && gen)
 		*gen = bpfilter.gen;
 	mutex_unlock(&bpfilter.lock);
 	return err;
@@ -220,12 +247,13 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 	remove_proc_entry("bpfilter", net->proc_net);
 
 	/*
-	 * No socket of the namespace is left, so nobody holds bn->lock
-	 * across a module load, which could wait for this exit.
+	 * No socket of the namespace is left (or, on unload, no caller in
+	 * the module), so nobody holds bn->lock across a module load, which
+	 * could wait for this exit.
 	 */
 	mutex_lock(&bn->lock);
 	if (bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6]) {
-		/* A helper that misses this is stopped by set_table(). */
+		/* A helper that misses this gets the tables again. */
 		if (!READ_ONCE(bpfilter.unloading))
 			bpfilter_call(BPFILTER_MSG_NET_EXIT, &req, sizeof(req),
 				      &reply, sizeof(reply), &gen);

@@ -76,7 +76,8 @@ enum bpfilter_action {
  * struct bpfilter_reply - a reply, followed by @len bytes
  * @action: enum bpfilter_action
  * @flags: BPFILTER_TABLE_*, after a change of a table
- * @ret: the getsockopt's return value for IPT_SO_GET_REVISION_*
+ * @ret: 0 or the helper's negative errno; the protocol version for HELLO;
+ *	the getsockopt's return value for IPT_SO_GET_REVISION_*
  * @len: bytes that follow: struct ipt_getinfo, the entries, or the old
  *	counters of a replaced table
  */

@@ -260,7 +260,8 @@ static int bpfilter_replace_filter(struct sock *sk, struct bpfilter_net *bn,
 
 	/* The helper gets no pointer, not even one it could not follow. */
 	repl->counters = NULL;
-	bpfilter_req_init(req, sk, pf, IPT_SO_SET_REPLACE, new->len, t);
+	bpfilter_req_init(req, sk, pf, IPT_SO_SET_REPLACE, sizeof(*repl) +
+			  repl->size, t);
 	err = bpfilter_call(BPFILTER_MSG_SET, req, new->len, reply,
 			    sizeof(*reply) + old, &gen);
 	repl->counters = counters;
@@ -271,7 +272,7 @@ static int bpfilter_replace_filter(struct sock *sk, struct bpfilter_net *bn,
 		goto out;
 	if (reply->len != old) {
 		/* Whatever the helper did, a new one starts from our copy. */
-		umd_stop(&bpfilter.umd);
+		bpfilter_broken();
 		err = -EPROTO;
 		goto out;
 	}
@@ -503,9 +504,12 @@ static int bpfilter_get_table(struct sock *sk, u8 pf, int optname,
 	memcpy(req + 1, hdr, hdr_len);
 	err = bpfilter_call(BPFILTER_MSG_GET, req, sizeof(*req) + hdr_len,
 			    reply, sizeof(*reply) + size, NULL);
+	if (err >= 0 && reply->ret < 0)
+		err = reply->ret;
+	else if (err >= 0 && reply->len != size)
+		bpfilter_broken();
 	if (err >= 0)
-		err = reply->ret < 0 ? reply->ret :
-		      reply->len != size ? -EPROTO : 0;
+		err = reply->len != size ? -EPROTO : 0;
 out_unlock:
 	/* The reply is ours: a slow user buffer holds up no one else. */
 	mutex_unlock(&bn->lock);

@@ -8,8 +8,11 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
-/* A valid table that uses a match or target the helper does not serve. */
-#define BF_FALLBACK	1
+/*
+ * A valid table that uses a match or target the helper does not serve, or
+ * an extension it does not know: above any revision or errno.
+ */
+#define BF_FALLBACK	0x10000
 
 /**
  * struct bf_table_info - what translate_table() learns of a table

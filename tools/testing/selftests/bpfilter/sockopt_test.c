@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <dirent.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
@@ -615,6 +617,98 @@ TEST_F(filter, get_revision)
 	len = sizeof(rev) - 1;
 	EXPECT_EQ(-1, getsockopt(self->fd, self->level, variant->rev_target, &rev, &len));
 	EXPECT_EQ(EINVAL, errno);
+}
+
+/* The resident memory of bpfilter's helper in KiB, -1 if it does not run. */
+static long helper_rss_kb(void)
+{
+	char path[300], line[128];
+	long rss = -1;
+	struct dirent *d;
+	DIR *proc;
+	FILE *f;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return -1;
+	while (rss < 0 && (d = readdir(proc))) {
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) && !strcmp(line, "bpfilter_umh\n")) {
+			fclose(f);
+			snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
+			f = fopen(path, "r");
+			while (f && fgets(line, sizeof(line), f))
+				if (sscanf(line, "VmRSS: %ld", &rss) == 1)
+					break;
+		}
+		if (f)
+			fclose(f);
+	}
+	closedir(proc);
+	return rss;
+}
+
+/* A filter table of five entries, through a socket of @family. */
+static int load_table(int family)
+{
+	int level = family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+	struct blob b = {
+		.iphdr = family == AF_INET ? sizeof(struct ipt_ip) : sizeof(struct ip6t_ip6),
+		.ehdr = family == AF_INET ? sizeof(struct ipt_entry) : sizeof(struct ip6t_entry),
+	};
+	struct ipt_replace *r = calloc(1, sizeof(*r) + BLOB_MAX);
+	int fd, ret = -ENOMEM;
+
+	if (!r)
+		return ret;
+	add_standard(&b, VERDICT(NF_DROP));		/* -A INPUT -j DROP */
+	add_standard(&b, VERDICT(NF_ACCEPT));
+	add_standard(&b, VERDICT(NF_ACCEPT));
+	add_standard(&b, VERDICT(NF_ACCEPT));
+	add_error(&b, XT_ERROR_TARGET);
+	set_hooks(&b, 0, 1, 2, 3);
+	fill_replace(r, &b, 4);
+	fd = socket(family, SOCK_RAW, IPPROTO_RAW);
+	ret = fd < 0 ? -errno : set_replace(fd, level, r, sizeof(*r) + b.size);
+	if (fd >= 0)
+		close(fd);
+	free(r);
+	return ret;
+}
+
+/*
+ * 1,000 network namespaces, each given a filter table of each family, and
+ * dropped: their tables go with them, in the kernel (kmemleak checks that)
+ * and in bpfilter's helper, whose memory stays flat.
+ */
+TEST(netns_cycle)
+{
+	long before = -1, after = -1;
+	int i, wait;
+
+	for (i = 0; i < 1000; i++) {
+		ASSERT_EQ(0, unshare(CLONE_NEWNET));
+		ASSERT_EQ(0, load_table(AF_INET)) TH_LOG("cycle %d", i);
+		ASSERT_EQ(0, load_table(AF_INET6)) TH_LOG("cycle %d", i);
+		if (i == 99)
+			before = helper_rss_kb();
+	}
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	if (before < 0)
+		SKIP(return, "no bpfilter helper");
+	/* Namespaces are released by a worker: give it time. */
+	for (wait = 0; wait < 40; wait++) {
+		after = helper_rss_kb();
+		if (after >= 0 && after - before < 1024)
+			break;
+		usleep(500000);
+	}
+	EXPECT_LT(after - before, 1024)
+		TH_LOG("helper RSS %ld KiB after 100 cycles, %ld after 1000",
+		       before, after);
 }
 
 TEST_HARNESS_MAIN
