@@ -679,12 +679,24 @@ static int load_table(int family)
 	return ret;
 }
 
+FIXTURE(cycle) {
+};
+
+FIXTURE_SETUP(cycle)
+{
+}
+
+FIXTURE_TEARDOWN(cycle)
+{
+}
+
 /*
  * 1,000 network namespaces, each given a filter table of each family, and
  * dropped: their tables go with them, in the kernel (kmemleak checks that)
- * and in bpfilter's helper, whose memory stays flat.
+ * and in bpfilter's helper, whose memory stays flat. Slow in an emulated
+ * guest with lock debugging: a timeout of its own.
  */
-TEST(netns_cycle)
+TEST_F_TIMEOUT(cycle, netns, 540)
 {
 	long before = -1, after = -1;
 	int i, wait;
