@@ -26,6 +26,14 @@ validate_diff() {
 	BPFILTER_TREE=$SRC "$HARNESS/validate/run.sh" 20000 "${VALIDATE_SEED:-1}"
 }
 
+# The translator against the host's ip_tables and ip6_tables: the helper's
+# code compiles tables that filter real packets in a namespace of its own.
+translate_diff() {
+	BPFILTER_TREE=$SRC BPFILTER_HEADERS=$KOUT/usr/include \
+		"$HARNESS/translate/run.sh" "${TRANSLATE_TABLES:-500}" \
+		"${TRANSLATE_SEED:-1}"
+}
+
 # libFuzzer on the same code, from the corpus in harness/validate/corpus.
 fuzz_validate() {
 	BPFILTER_TREE=$SRC "$HARNESS/validate/fuzz.sh" "${FUZZ_SECONDS:-30}"
@@ -147,7 +155,8 @@ cmd_test() {
 	run_test "tooling: check fails on a checkpatch report" tooling_checkpatch
 	run_test "tooling: fold carries a mirror edit into its patch" tooling_fold
 	run_test "host: bpfilter's validator answers as ip_tables (20,000 blobs a family)" validate_diff
-	run_test "host: libFuzzer finds no crash in the validator (${FUZZ_SECONDS:-30} s)" fuzz_validate
+	run_test "host: compiled tables count as ip_tables (${TRANSLATE_TABLES:-500} tables x 200 packets a family)" translate_diff
+	run_test "host: libFuzzer finds no crash in the validator and code generator (${FUZZ_SECONDS:-30} s)" fuzz_validate
 	run_test "vm: the guest's exit status reaches the host" vm_exit_status
 	run_test "vm: a WARN in the guest fails the run" vm_fails_on_warn
 	run_kunit

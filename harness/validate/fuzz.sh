@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Fuzz the bpfilter helper's blob validator with libFuzzer (clang), from
-# the corpus in corpus/. Usage: fuzz.sh [SECONDS [JOBS]]; 0 seconds: forever.
+# Fuzz the bpfilter helper's blob validator and code generator with
+# libFuzzer (clang), from the corpus in corpus/.
+# Usage: fuzz.sh [SECONDS [JOBS]]; 0 seconds: forever.
 # New inputs go to a scratch copy of the corpus; crashes to $out.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,8 +13,10 @@ secs=${1:-60}
 mkdir -p "$out/corpus"
 cp "$here"/corpus/* "$out/corpus/"
 clang -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -I "$helper" -o "$out/fuzz_validate" \
-	"$here/fuzz_validate.c" "$helper/validate.c" "$helper/ext.c"
+	-fno-sanitize-recover=undefined -I "$helper" \
+	-iquote "$tree/tools/include" -o "$out/fuzz_validate" \
+	"$here/fuzz_validate.c" \
+	"$helper"/{validate,ext,ir,emit,match,packet,codegen}.c
 cd "$out"
 exec ./fuzz_validate -max_total_time="$secs" -max_len=65536 -jobs="${2:-1}" \
 	-print_final_stats=1 corpus

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the bpfilter helper's blob validator: the first
- * byte picks the family, then a struct ipt_replace, then the entries.
+ * libFuzzer target for the bpfilter helper's blob validator, and for the
+ * IR and code generator behind it when a blob is valid: the first byte
+ * picks the family, then a struct ipt_replace, then the entries.
  * Built and run by fuzz.sh; ./build.sh test runs it for a short while.
  */
 #include <stdint.h>
@@ -9,7 +10,27 @@
 #include <string.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
+#include "codegen.h"
+#include "ir.h"
 #include "validate.h"
+
+/* Any kernel will do: the code is generated, not loaded. */
+static const struct bf_btf btf = {
+	.dynptr_from_skb = 1000, .ctx_skb = 8, .state_in = 8, .state_out = 16,
+	.dev_name = 256, .skb_len = 112,
+};
+
+static void compile(__u8 family, void *entries,
+		    const struct bf_table_info *info)
+{
+	struct bf_code code = {};
+	struct bf_ir ir;
+
+	if (!bf_ir_build(family, entries, info, &ir) &&
+	    !bf_codegen(&ir, &btf, 3, &code))
+		free(code.insns);
+	bf_ir_free(&ir);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -30,7 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!entries)
 		return 0;
 	memcpy(entries, data + 1 + sizeof(repl), repl.size);
-	bf_validate(family, &repl, entries, &info);
+	if (!bf_validate(family, &repl, entries, &info))
+		compile(family, entries, &info);
 	free(entries);
 	if (size >= XT_EXTENSION_MAXNAMELEN + 2)
 		bf_revision(family, (const char *)data + 1 + sizeof(repl),

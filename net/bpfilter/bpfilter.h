@@ -3,6 +3,7 @@
 #define _NET_BPFILTER_BPFILTER_H
 
 #include <linux/list.h>
+#include <linux/rcupdate.h>
 #include <linux/mutex.h>
 #include <linux/sockptr.h>
 #include <linux/types.h>
@@ -10,8 +11,10 @@
 
 #include "msg.h"
 
+struct bpf_prog;
 struct net;
 struct sock;
+struct xt_counters;
 
 /* Index of a family in struct bpfilter_net.tables. */
 enum {
@@ -30,6 +33,7 @@ enum {
  * @size: bytes of entries
  * @initial: the table is in its initial state (no rule, no user chain,
  *	ACCEPT policies)
+ * @prog: the program that enforces it, with its counters
  */
 struct bpfilter_table {
 	void *req;
@@ -37,6 +41,7 @@ struct bpfilter_table {
 	unsigned int number;
 	unsigned int size;
 	bool initial;
+	struct bpf_prog *prog;
 };
 
 /**
@@ -47,12 +52,18 @@ struct bpfilter_table {
  * @cookie: the namespace's cookie, its name for the helper
  * @filter: the filter table of each family, NULL if ip_tables serves it;
  *	changed with @lock and bpfilter.lock held
+ * @prog: the program of each @filter, what the hooks run
+ * @hooked: the hooks of the family are registered; changed with @lock held
+ * @net: the namespace
  */
 struct bpfilter_net {
 	struct mutex lock;	/* the owner of the tables */
 	struct list_head list;
 	u64 cookie;
 	struct bpfilter_table *filter[BPFILTER_NFAMILIES];
+	struct bpf_prog __rcu *prog[BPFILTER_NFAMILIES];
+	bool hooked[BPFILTER_NFAMILIES];
+	struct net *net;
 };
 
 /**
@@ -84,10 +95,22 @@ extern char bpfilter_umh_start[], bpfilter_umh_end[];
 struct bpfilter_net *bpfilter_net(const struct net *net);
 int bpfilter_call(u32 type, const void *req, size_t len,
 		  struct bpfilter_reply *reply, size_t size, u64 *gen);
-void bpfilter_set_table(struct bpfilter_net *bn, int family,
-			struct bpfilter_table *t, u64 gen);
+struct bpfilter_table *bpfilter_set_table(struct bpfilter_net *bn, int family,
+					  struct bpfilter_table *t, u64 gen);
 void bpfilter_free_table(struct bpfilter_table *t);
 void bpfilter_broken(void);
+void bpfilter_resync(void);
+
+int bpfilter_hook(struct bpfilter_net *bn, int family);
+void bpfilter_unhook(struct bpfilter_net *bn, int family);
+struct bpf_prog *bpfilter_prog_get(u32 id, unsigned int number);
+void bpfilter_read_counters(const struct bpf_prog *prog,
+			    struct xt_counters *counters, unsigned int number);
+void bpfilter_add_counters(const struct bpf_prog *prog,
+			   const struct xt_counters *add, unsigned int number);
+void bpfilter_entry_counters(const struct bpf_prog *prog, int family,
+			     void *entries, unsigned int size,
+			     unsigned int number);
 
 int bpfilter_setsockopt_ops(struct sock *sk, u8 pf, int optname,
 			    sockptr_t optval, unsigned int optlen);

@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bpf.h>
 #include <linux/bpfilter.h>
 #include <linux/module.h>
 #include <linux/netfilter.h>
@@ -37,20 +38,26 @@ struct bpfilter_net *bpfilter_net(const struct net *net)
 
 void bpfilter_free_table(struct bpfilter_table *t)
 {
-	if (t)
-		kvfree(t->req);
+	if (!t)
+		return;
+	/* A packet may still run it: programs are freed after RCU. */
+	if (t->prog)
+		bpf_prog_put(t->prog);
+	kvfree(t->req);
 	kfree(t);
 }
 
 /*
  * Installs @t as the filter table of @family in @bn (NULL: ip_tables serves
- * it), keeping the list of namespaces to replay and the module's reference
- * on itself up to date. @gen is the generation of the helper state that
- * took the change: if the helper has been given the tables since, it lacks
- * the change, and gets the tables again before the next request.
+ * it), and its program at the hooks, keeping the list of namespaces to
+ * replay and the module's reference on itself up to date. @gen is the
+ * generation of the helper state that took the change: if the helper has
+ * been given the tables since, it lacks the change, and gets the tables
+ * again before the next request. Returns the old table, for the caller to
+ * free; packets may still run its program until synchronize_net().
  */
-void bpfilter_set_table(struct bpfilter_net *bn, int family,
-			struct bpfilter_table *t, u64 gen)
+struct bpfilter_table *bpfilter_set_table(struct bpfilter_net *bn, int family,
+					  struct bpfilter_table *t, u64 gen)
 {
 	struct bpfilter_table *old = bn->filter[family];
 	bool had = bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6];
@@ -65,6 +72,7 @@ void bpfilter_set_table(struct bpfilter_net *bn, int family,
 		module_put(THIS_MODULE);
 
 	bn->filter[family] = t;
+	rcu_assign_pointer(bn->prog[family], t ? t->prog : NULL);
 	has = bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6];
 	if (has && !had)
 		list_add(&bn->list, &bpfilter.nets);
@@ -73,7 +81,9 @@ void bpfilter_set_table(struct bpfilter_net *bn, int family,
 	if (gen != bpfilter.gen)
 		bpfilter.resync = true;
 	mutex_unlock(&bpfilter.lock);
-	bpfilter_free_table(old);
+	if (!t)
+		bpfilter_unhook(bn, family);
+	return old;
 }
 
 /* A reply is a struct bpfilter_reply and the @len bytes it announces. */
@@ -151,6 +161,20 @@ void bpfilter_broken(void)
 }
 
 /**
+ * bpfilter_resync - the helper may hold other tables than the kernel
+ *
+ * It gets the kernel's tables before the next request.
+ *
+ * Context: Process context. Takes bpfilter.lock.
+ */
+void bpfilter_resync(void)
+{
+	mutex_lock(&bpfilter.lock);
+	bpfilter.resync = true;
+	mutex_unlock(&bpfilter.lock);
+}
+
+/**
  * bpfilter_call - a request to the helper
  * @type: enum bpfilter_msg_type
  * @req: the request, a struct bpfilter_req and its bytes
@@ -213,9 +237,10 @@ static int bpfilter_proc_show(struct seq_file *seq, void *v)
 	for (i = 0; i < BPFILTER_NFAMILIES; i++) {
 		const struct bpfilter_table *t = bn->filter[i];
 
-		if (t)
-			seq_printf(seq, "%s filter entries=%u enforced=no\n",
-				   bpfilter_family_name[i], t->number);
+		if (t && t->prog)
+			seq_printf(seq, "%s filter entries=%u prog=%u insns=%u\n",
+				   bpfilter_family_name[i], t->number,
+				   t->prog->aux->id, t->prog->len);
 	}
 	mutex_unlock(&bn->lock);
 	return 0;
@@ -226,6 +251,7 @@ static int __net_init bpfilter_net_init(struct net *net)
 	struct bpfilter_net *bn = bpfilter_net(net);
 
 	mutex_init(&bn->lock);
+	bn->net = net;
 	bn->cookie = net->net_cookie;
 	INIT_LIST_HEAD(&bn->list);
 	if (!proc_create_net_single("bpfilter", 0440, net->proc_net,
@@ -258,8 +284,11 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 			bpfilter_call(BPFILTER_MSG_NET_EXIT, &req, sizeof(req),
 				      &reply, sizeof(reply), &gen);
 		for (i = 0; i < BPFILTER_NFAMILIES; i++)
-			bpfilter_set_table(bn, i, NULL, gen);
+			bpfilter_free_table(bpfilter_set_table(bn, i, NULL,
+							       gen));
 	}
+	for (i = 0; i < BPFILTER_NFAMILIES; i++)
+		bpfilter_unhook(bn, i);
 	mutex_unlock(&bn->lock);
 	mutex_destroy(&bn->lock);
 }

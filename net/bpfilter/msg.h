@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 
-#define BPFILTER_PROTO_VERSION	1
+#define BPFILTER_PROTO_VERSION	2
 
 /* The largest request or reply: a table of about 300k simple rules. */
 #define BPFILTER_MAX_MSG	(64 << 20)
@@ -78,14 +78,21 @@ enum bpfilter_action {
  * @flags: BPFILTER_TABLE_*, after a change of a table
  * @ret: 0 or the helper's negative errno; the protocol version for HELLO;
  *	the getsockopt's return value for IPT_SO_GET_REVISION_*
- * @len: bytes that follow: struct ipt_getinfo, the entries, or the old
- *	counters of a replaced table
+ * @len: bytes that follow: struct ipt_getinfo or the entries (with zero
+ *	counters: the kernel reads them from the program)
+ * @prog_id: after a replace the helper serves, the id of the table's
+ *	BPF_PROG_TYPE_NETFILTER program; the helper keeps it open until the
+ *	table is replaced or dropped. Its only map is the counters: a per-CPU
+ *	array of struct xt_counters with an element per entry.
+ * @reserved: zero
  */
 struct bpfilter_reply {
 	__u32 action;
 	__u32 flags;
 	__s32 ret;
 	__u32 len;
+	__u32 prog_id;
+	__u32 reserved;
 };
 
 #endif /* _NET_BPFILTER_MSG_H */

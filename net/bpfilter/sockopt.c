@@ -110,8 +110,12 @@ static void bpfilter_req_init(struct bpfilter_req *req, struct sock *sk,
 	};
 }
 
-/* Tells the helper to forget the filter table of @pf, then the kernel. */
-static void bpfilter_drop(struct sock *sk, struct bpfilter_net *bn, u8 pf)
+/*
+ * Tells the helper to forget the filter table of @pf, then the kernel,
+ * whose table is returned for the caller to free.
+ */
+static struct bpfilter_table *bpfilter_drop(struct sock *sk,
+					    struct bpfilter_net *bn, u8 pf)
 {
 	struct {
 		struct bpfilter_req req;
@@ -123,15 +127,25 @@ static void bpfilter_drop(struct sock *sk, struct bpfilter_net *bn, u8 pf)
 	bpfilter_req_init(&drop.req, sk, pf, 0, sizeof(drop.name), true);
 	bpfilter_call(BPFILTER_MSG_DROP, &drop, sizeof(drop), &reply,
 		      sizeof(reply), &gen);
-	bpfilter_set_table(bn, bpfilter_family(pf), NULL, gen);
+	return bpfilter_set_table(bn, bpfilter_family(pf), NULL, gen);
 }
 
-/* Copies the old counters of a replaced table, silently as ip_tables. */
+/*
+ * Copies the final counters of @old, which no hook runs any more, to the
+ * caller, silently as ip_tables; @buf has room for them. Frees @old.
+ */
 static void bpfilter_put_counters(const struct ipt_replace *repl,
-				  const struct bpfilter_reply *reply)
+				  struct bpfilter_table *old,
+				  struct xt_counters *buf)
 {
-	if (copy_to_user(repl->counters, reply + 1, reply->len))
+	size_t size = array_size(old->number, sizeof(*buf));
+
+	/* Every packet that ran the old program has been counted. */
+	synchronize_net();
+	bpfilter_read_counters(old->prog, buf, old->number);
+	if (copy_to_user(repl->counters, buf, size))
 		net_warn_ratelimited("bpfilter: counters copy to user failed while replacing table\n");
+	bpfilter_free_table(old);
 }
 
 /* A replace for ip_tables, from the kernel's copy. */
@@ -186,11 +200,12 @@ static int bpfilter_iptables_number(struct sock *sk, u8 pf)
  * Gives a table the helper cannot serve to ip_tables, whose filter table
  * was emptied when the helper took it over. ip_tables writes its own old
  * counters (of its initial table, no more entries than the helper's) to
- * the caller's buffer, then the helper's old counters overwrite them.
+ * the caller's buffer, then those of the helper's program overwrite them.
+ * Meanwhile both tables are in force: a packet passes both or is dropped.
  */
 static int bpfilter_give_back(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 			      struct ipt_replace *repl,
-			      const struct bpfilter_reply *reply)
+			      struct xt_counters *buf)
 {
 	unsigned int num_counters = repl->num_counters;
 	int number, err;
@@ -205,39 +220,59 @@ static int bpfilter_give_back(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	repl->num_counters = num_counters;
 	if (err)
 		return err;
-	bpfilter_put_counters(repl, reply);
-	bpfilter_drop(sk, bn, pf);
+	bpfilter_put_counters(repl, bpfilter_drop(sk, bn, pf), buf);
 	return 0;
 }
 
 /*
- * The helper validated and stored the new table: the kernel keeps a copy,
- * after emptying ip_tables' table if the helper takes it over.
+ * The helper validated, compiled and stored the new table: its program
+ * replaces the old one at the hooks, after emptying ip_tables' table if
+ * the helper takes it over; the kernel keeps a copy of the table.
  */
 static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 			    struct bpfilter_table *new,
-			    const struct bpfilter_reply *reply, u64 gen)
+			    const struct bpfilter_reply *reply, u64 gen,
+			    struct xt_counters *buf)
 {
 	struct bpfilter_req *req = new->req;
 	struct ipt_replace *repl = (void *)(req + 1);
+	int family = bpfilter_family(pf);
+	struct bpfilter_table *old;
+	struct bpf_prog *prog;
 	int err;
 
-	if (bn->filter[bpfilter_family(pf)]) {
-		bpfilter_put_counters(repl, reply);
+	prog = bpfilter_prog_get(reply->prog_id, repl->num_entries);
+	if (IS_ERR(prog)) {
+		bpfilter_broken();
+		return PTR_ERR(prog) == -EPROTO ? -EPROTO : -EIO;
+	}
+	err = bpfilter_hook(bn, family);
+	if (err) {
+		bpf_prog_put(prog);
+		/* The helper has the new table, the kernel the old one. */
+		bpfilter_resync();
+		return err;
+	}
+
+	new->prog = prog;
+	new->number = repl->num_entries;
+	new->size = repl->size;
+	new->initial = reply->flags & BPFILTER_TABLE_INITIAL;
+	old = bpfilter_set_table(bn, family, new, gen);
+	if (old) {
+		bpfilter_put_counters(repl, old, buf);
 	} else {
+		/* Both tables are in force until ip_tables' is emptied. */
 		err = bpfilter_take_over(sk, pf, repl);
 		if (err) {
-			bpfilter_drop(sk, bn, pf);
+			/* The caller frees @new, which is not installed. */
+			WARN_ON_ONCE(bpfilter_drop(sk, bn, pf) != new);
 			return err;
 		}
 	}
 	/* Kept to be replayed as a table of its own: no pointer, no check. */
 	repl->counters = NULL;
 	req->flags = 0;
-	new->number = repl->num_entries;
-	new->size = repl->size;
-	new->initial = reply->flags & BPFILTER_TABLE_INITIAL;
-	bpfilter_set_table(bn, bpfilter_family(pf), new, gen);
 	return 0;
 }
 
@@ -249,41 +284,43 @@ static int bpfilter_replace_filter(struct sock *sk, struct bpfilter_net *bn,
 	struct bpfilter_req *req = new->req;
 	struct ipt_replace *repl = (void *)(req + 1);
 	struct xt_counters __user *counters = repl->counters;
-	size_t old = t ? array_size(t->number, sizeof(struct xt_counters)) : 0;
-	struct bpfilter_reply *reply;
+	struct bpfilter_reply reply;
+	struct xt_counters *buf;
 	u64 gen;
 	int err;
 
-	reply = kvmalloc(sizeof(*reply) + old, GFP_KERNEL_ACCOUNT);
-	if (!reply)
+	/* Room for the old counters before anything changes. */
+	buf = kvmalloc_array(t ? t->number : 1, sizeof(*buf),
+			     GFP_KERNEL_ACCOUNT);
+	if (!buf)
 		return -ENOMEM;
 
 	/* The helper gets no pointer, not even one it could not follow. */
 	repl->counters = NULL;
 	bpfilter_req_init(req, sk, pf, IPT_SO_SET_REPLACE, sizeof(*repl) +
 			  repl->size, t);
-	err = bpfilter_call(BPFILTER_MSG_SET, req, new->len, reply,
-			    sizeof(*reply) + old, &gen);
+	err = bpfilter_call(BPFILTER_MSG_SET, req, new->len, &reply,
+			    sizeof(reply), &gen);
 	repl->counters = counters;
 	if (err < 0)
 		goto out;
-	err = reply->ret;
+	err = reply.ret;
 	if (err < 0)
 		goto out;
-	if (reply->len != old) {
+	if (reply.len) {
 		/* Whatever the helper did, a new one starts from our copy. */
 		bpfilter_broken();
 		err = -EPROTO;
 		goto out;
 	}
 
-	if (reply->action == BPFILTER_FALLBACK)
-		err = t ? bpfilter_give_back(sk, bn, pf, repl, reply) :
+	if (reply.action == BPFILTER_FALLBACK)
+		err = t ? bpfilter_give_back(sk, bn, pf, repl, buf) :
 			  bpfilter_iptables_replace(sk, pf, repl);
 	else
-		err = bpfilter_install(sk, bn, pf, new, reply, gen);
+		err = bpfilter_install(sk, bn, pf, new, &reply, gen, buf);
 out:
-	kvfree(reply);
+	kvfree(buf);
 	return err;
 }
 
@@ -345,51 +382,50 @@ out_free:
 	return err;
 }
 
-static int bpfilter_add_counters(struct sock *sk, u8 pf, sockptr_t optval,
+/* ip_tables gets the kernel's copy, whose table name was checked. */
+static int bpfilter_iptables_add_counters(struct sock *sk, u8 pf,
+					  const struct xt_counters_info *info,
+					  const struct xt_counters *add)
+{
+	size_t size = array_size(info->num_counters, sizeof(*add));
+	struct xt_counters_info *copy;
+	int err;
+
+	copy = kvmalloc(size_add(sizeof(*copy), size), GFP_KERNEL_ACCOUNT);
+	if (!copy)
+		return -ENOMEM;
+	*copy = *info;
+	memcpy(copy + 1, add, size);
+	err = nf_setsockopt(sk, pf, IPT_SO_SET_ADD_COUNTERS,
+			    KERNEL_SOCKPTR(copy), sizeof(*copy) + size);
+	kvfree(copy);
+	return err;
+}
+
+static int bpfilter_set_counters(struct sock *sk, u8 pf, sockptr_t optval,
 				 unsigned int optlen)
 {
-	struct bpfilter_reply reply;
-	struct xt_counters_info *info;
-	struct bpfilter_req *req;
-	struct bpfilter_table *t;
 	struct xt_counters_info tmp;
+	struct bpfilter_table *t;
 	struct bpfilter_net *bn;
 	struct xt_counters *add;
-	size_t size, len;
-	int err;
+	int err = 0;
 
 	add = xt_copy_counters(optval, optlen, &tmp);
 	if (IS_ERR(add))
 		return PTR_ERR(add);
-	size = array_size(tmp.num_counters, sizeof(*add));
-	len = sizeof(*req) + sizeof(tmp) + size;
-	req = kvmalloc(len, GFP_KERNEL_ACCOUNT);
-	if (!req) {
-		vfree(add);
-		return -ENOMEM;
-	}
-	info = (void *)(req + 1);
-	*info = tmp;
-	memcpy(info + 1, add, size);
-	vfree(add);
 
 	bn = bpfilter_lock_net(sk);
-	t = bpfilter_table(bn, pf, info->name);
+	t = bpfilter_table(bn, pf, tmp.name);
 	if (!t) {
-		err = nf_setsockopt(sk, pf, IPT_SO_SET_ADD_COUNTERS,
-				    KERNEL_SOCKPTR(info), sizeof(*info) + size);
-	} else if (info->num_counters != t->number) {
+		err = bpfilter_iptables_add_counters(sk, pf, &tmp, add);
+	} else if (tmp.num_counters != t->number) {
 		err = -EINVAL;
 	} else {
-		bpfilter_req_init(req, sk, pf, IPT_SO_SET_ADD_COUNTERS, optlen,
-				  true);
-		err = bpfilter_call(BPFILTER_MSG_SET, req, len, &reply,
-				    sizeof(reply), NULL);
-		if (err >= 0)
-			err = min(reply.ret, 0);
+		bpfilter_add_counters(t->prog, add, t->number);
 	}
 	mutex_unlock(&bn->lock);
-	kvfree(req);
+	vfree(add);
 	return err;
 }
 
@@ -453,7 +489,7 @@ int bpfilter_setsockopt_ops(struct sock *sk, u8 pf, int optname,
 	case IPT_SO_SET_REPLACE:
 		return bpfilter_replace(sk, pf, optval, optlen);
 	case IPT_SO_SET_ADD_COUNTERS:
-		return bpfilter_add_counters(sk, pf, optval, optlen);
+		return bpfilter_set_counters(sk, pf, optval, optlen);
 	default:
 		return -EINVAL;
 	}
@@ -510,6 +546,9 @@ static int bpfilter_get_table(struct sock *sk, u8 pf, int optname,
 		bpfilter_broken();
 	if (err >= 0)
 		err = reply->len != size ? -EPROTO : 0;
+	if (!err && optname == IPT_SO_GET_ENTRIES)
+		bpfilter_entry_counters(t->prog, bpfilter_family(pf), reply + 1,
+					size, t->number);
 out_unlock:
 	/* The reply is ours: a slow user buffer holds up no one else. */
 	mutex_unlock(&bn->lock);

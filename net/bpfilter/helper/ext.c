@@ -8,7 +8,12 @@
 #include <string.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/in.h>
 #include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_iprange.h>
+#include <linux/netfilter/xt_length.h>
+#include <linux/netfilter/xt_mark.h>
+#include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
@@ -48,6 +53,53 @@ static int icmp6_check(const struct bf_ext_par *par)
 	const struct ip6t_icmp *info = par->data;
 
 	return info->invflags & ~IP6T_ICMP_INV ? -EINVAL : 0;
+}
+
+/* multiport_valid_ranges() */
+static bool multiport_ranges(const struct xt_multiport_v1 *info)
+{
+	unsigned int i;
+
+	for (i = 0; i < info->count; i++) {
+		if (!info->pflags[i])
+			continue;
+		if (++i >= info->count)
+			return false;
+		if (info->pflags[i])
+			return false;
+		if (info->ports[i - 1] > info->ports[i])
+			return false;
+	}
+	return true;
+}
+
+/* multiport_mt_check() and multiport_mt6_check() */
+static int multiport_check(const struct bf_ext_par *par)
+{
+	const struct xt_multiport_v1 *info = par->data;
+	__u16 proto;
+	__u8 inv;
+
+	if (par->family == NFPROTO_IPV6) {
+		const struct ip6t_ip6 *ip6 = par->entryinfo;
+
+		proto = ip6->proto;
+		inv = ip6->invflags;
+	} else {
+		const struct ipt_ip *ip = par->entryinfo;
+
+		proto = ip->proto;
+		inv = ip->invflags;
+	}
+	if ((proto != IPPROTO_TCP && proto != IPPROTO_UDP &&
+	     proto != IPPROTO_UDPLITE && proto != IPPROTO_SCTP &&
+	     proto != IPPROTO_DCCP) || (inv & XT_INV_PROTO) ||
+	    (info->flags != XT_MULTIPORT_SOURCE &&
+	     info->flags != XT_MULTIPORT_DESTINATION &&
+	     info->flags != XT_MULTIPORT_EITHER) ||
+	    info->count > XT_MULTI_PORTS)
+		return -EINVAL;
+	return multiport_ranges(info) ? 0 : -EINVAL;
 }
 
 /*
@@ -100,6 +152,48 @@ static const struct bf_ext bf_exts[] = {
 		.name		= "comment",
 		.family		= NFPROTO_UNSPEC,
 		.size		= sizeof(struct xt_comment_info),
+	},
+	{
+		.name		= "mark",
+		.revision	= 1,
+		.family		= NFPROTO_UNSPEC,
+		.size		= sizeof(struct xt_mark_mtinfo1),
+	},
+	{
+		.name		= "length",
+		.family		= NFPROTO_IPV4,
+		.size		= sizeof(struct xt_length_info),
+	},
+	{
+		.name		= "length",
+		.family		= NFPROTO_IPV6,
+		.size		= sizeof(struct xt_length_info),
+	},
+	{
+		.name		= "iprange",
+		.revision	= 1,
+		.family		= NFPROTO_IPV4,
+		.size		= sizeof(struct xt_iprange_mtinfo),
+	},
+	{
+		.name		= "iprange",
+		.revision	= 1,
+		.family		= NFPROTO_IPV6,
+		.size		= sizeof(struct xt_iprange_mtinfo),
+	},
+	{
+		.name		= "multiport",
+		.revision	= 1,
+		.family		= NFPROTO_IPV4,
+		.size		= sizeof(struct xt_multiport_v1),
+		.check		= multiport_check,
+	},
+	{
+		.name		= "multiport",
+		.revision	= 1,
+		.family		= NFPROTO_IPV6,
+		.size		= sizeof(struct xt_multiport_v1),
+		.check		= multiport_check,
 	},
 };
 

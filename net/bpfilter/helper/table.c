@@ -2,7 +2,9 @@
 /*
  * The tables the helper serves, per network namespace (named by its
  * cookie) and family: validated entries, as IPT_SO_GET_ENTRIES returns
- * them, and their counters.
+ * them, and the program compiled from them, which the helper keeps open
+ * for the kernel to find by id. The kernel runs the program and keeps
+ * its counters.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -12,6 +14,8 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
 
+#include "ir.h"
+#include "load.h"
 #include "table.h"
 #include "validate.h"
 
@@ -27,7 +31,7 @@ struct bf_table {
 	char name[XT_TABLE_MAXNAMELEN];
 	struct bf_table_info info;
 	void *entries;
-	struct xt_counters *counters;
+	struct bf_prog prog;
 };
 
 /* Chained on the namespace cookie; a few tables per namespace. */
@@ -52,8 +56,8 @@ static struct bf_table **bf_find(__u64 cookie, __u8 family,
 
 static void bf_free(struct bf_table *t)
 {
+	bf_unload(&t->prog);
 	free(t->entries);
-	free(t->counters);
 	free(t);
 }
 
@@ -81,20 +85,6 @@ static size_t bf_entry_size(__u8 family)
 {
 	return family == NFPROTO_IPV6 ? sizeof(struct ip6t_entry) :
 					sizeof(struct ipt_entry);
-}
-
-static struct xt_counters *bf_entry_counters(__u8 family, void *e)
-{
-	if (family == NFPROTO_IPV6)
-		return &((struct ip6t_entry *)e)->counters;
-	return &((struct ipt_entry *)e)->counters;
-}
-
-static unsigned int bf_entry_next(__u8 family, const void *e)
-{
-	if (family == NFPROTO_IPV6)
-		return ((const struct ip6t_entry *)e)->next_offset;
-	return ((const struct ipt_entry *)e)->next_offset;
 }
 
 /* The initial table: a policy per hook, all ACCEPT, and the ERROR entry. */
@@ -135,6 +125,8 @@ static int bf_parse(const struct bpfilter_req *req, const void *data,
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	t->prog.prog_fd = -1;
+	t->prog.map_fd = -1;
 	t->cookie = req->net_cookie;
 	t->family = req->family;
 	memcpy(t->name, repl->name, sizeof(t->name));
@@ -167,11 +159,6 @@ static int bf_parse(const struct bpfilter_req *req, const void *data,
 		err = BF_FALLBACK;
 		goto err;
 	}
-	t->counters = calloc(t->info.number + 1, sizeof(*t->counters));
-	if (!t->counters) {
-		err = -ENOMEM;
-		goto err;
-	}
 	*tp = t;
 	return 0;
 err:
@@ -179,16 +166,17 @@ err:
 	return err;
 }
 
-/* The old counters of a replaced table go back to the caller. */
-static int bf_put_counters(const struct bf_table *old, struct bf_out *out)
+/* The program of a new table: BF_FALLBACK if it cannot have one. */
+static int bf_compile(struct bf_table *t)
 {
-	size_t size = old->info.number * sizeof(*old->counters);
+	struct bf_ir ir;
+	int err;
 
-	if (size > out->room)
-		return -EMSGSIZE;
-	memcpy(out->data, old->counters, size);
-	out->reply->len = size;
-	return 0;
+	err = bf_ir_build(t->family, t->entries, &t->info, &ir);
+	if (!err)
+		err = bf_load(&ir, &t->prog);
+	bf_ir_free(&ir);
+	return err;
 }
 
 static int bf_replace(const struct bpfilter_req *req, const void *data,
@@ -215,12 +203,13 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 			bf_free(t);
 		return -EAGAIN;
 	}
-	if (*p) {
-		err = bf_put_counters(*p, out);
+	if (t) {
+		err = bf_compile(t);
 		if (err) {
-			if (t)
-				bf_free(t);
-			return err;
+			bf_free(t);
+			t = NULL;
+			if (err < 0)
+				return err;
 		}
 	}
 	if (!t) {
@@ -230,34 +219,11 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 	}
 	if (bf_initial(t))
 		out->reply->flags |= BPFILTER_TABLE_INITIAL;
+	out->reply->prog_id = t->prog.prog_id;
 	t->next = *p ? (*p)->next : NULL;
 	if (*p)
 		bf_free(*p);
 	*p = t;
-	return 0;
-}
-
-static int bf_add_counters(const struct bpfilter_req *req, const void *data,
-			   size_t len)
-{
-	const struct xt_counters_info *info = data;
-	const struct xt_counters *add;
-	struct bf_table *t;
-	unsigned int i;
-
-	if (len < sizeof(*info) ||
-	    (len - sizeof(*info)) / sizeof(*add) != info->num_counters)
-		return -EINVAL;
-	t = *bf_find(req->net_cookie, req->family, info->name);
-	if (!t)
-		return -ENOENT;
-	if (t->info.number != info->num_counters)
-		return -EINVAL;
-	add = (const void *)(info + 1);
-	for (i = 0; i < info->num_counters; i++) {
-		t->counters[i].bcnt += add[i].bcnt;
-		t->counters[i].pcnt += add[i].pcnt;
-	}
 	return 0;
 }
 
@@ -267,8 +233,6 @@ int bf_table_set(const struct bpfilter_req *req, const void *data,
 	switch (req->cmd) {
 	case IPT_SO_SET_REPLACE:
 		return bf_replace(req, data, len, out);
-	case IPT_SO_SET_ADD_COUNTERS:
-		return bf_add_counters(req, data, len);
 	default:
 		return -EINVAL;
 	}
@@ -291,24 +255,16 @@ static int bf_get_info(const struct bf_table *t, struct bf_out *out)
 	return 0;
 }
 
-/* The entries with their counters, as copy_entries_to_user() writes them. */
+/* The entries, as copy_entries_to_user() writes them but the counters. */
 static int bf_get_entries(const struct bf_table *t,
 			  const struct ipt_get_entries *get,
 			  struct bf_out *out)
 {
-	unsigned int off, i;
-	char *e;
-
 	if (get->size != t->info.size)
 		return -EAGAIN;
 	if (out->room < t->info.size)
 		return -EMSGSIZE;
 	memcpy(out->data, t->entries, t->info.size);
-	for (off = 0, i = 0; off < t->info.size && i < t->info.number; i++) {
-		e = (char *)out->data + off;
-		*bf_entry_counters(t->family, e) = t->counters[i];
-		off += bf_entry_next(t->family, e);
-	}
 	out->reply->len = t->info.size;
 	return 0;
 }

@@ -103,23 +103,6 @@ for i in range(n):
 	tail -n 1 "$tmp"
 }
 
-# enforced IPT: the server's filter table of IPT's family filters packets:
-# ip_tables serves it, or bpfilter does and says it enforces it. A table
-# that bpfilter keeps without enforcing it yet gets no packet checks.
-enforced()
-{
-	local family=ipv4 line
-
-	[ "$1" = ip6tables-legacy ] && family=ipv6
-	line=$(ip netns exec "$server" cat /proc/net/bpfilter 2>/dev/null |
-	       grep "^$family filter ")
-	case $line in
-	""|*" enforced=yes") return 0 ;;
-	esac
-	echo "SKIP: $1: packet checks: bpfilter does not enforce the table yet"
-	return 1
-}
-
 # counters NS IPT CHAIN RULE: "packets bytes" of rule number RULE.
 counters()
 {
@@ -135,10 +118,6 @@ test_udp_drop()
 
 	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5001 -j DROP
 	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5000 -j ACCEPT
-	if ! enforced "$ipt"; then
-		ip netns exec "$server" "$ipt" -F INPUT
-		return
-	fi
 
 	got=$(send_recv "$addr" 5001 10)
 	check "$ipt: DROP rule drops udp to 5001 (got $got)" [ "$got" = 0 ]
@@ -172,11 +151,6 @@ test_user_chain()
 	ip netns exec "$server" "$ipt" -A udpin -p udp --dport 5002 -j DROP
 	ip netns exec "$server" "$ipt" -A udpin -j RETURN
 	ip netns exec "$server" "$ipt" -A INPUT -p udp -j udpin
-	if ! enforced "$ipt"; then
-		ip netns exec "$server" "$ipt" -F
-		ip netns exec "$server" "$ipt" -X udpin
-		return
-	fi
 	got=$(send_recv "$addr" 5002 5)
 	check "$ipt: drop in a user chain (got $got)" [ "$got" = 0 ]
 	got=$(send_recv "$addr" 5003 5)

@@ -105,7 +105,7 @@ owned()
 	local line
 
 	line=$(bpfilter_line "$1" "$2")
-	[[ $line =~ ^$2\ filter\ entries=$3\ enforced=(yes|no)$ ]] && return 0
+	[[ $line =~ ^$2\ filter\ entries=$3\ prog=[0-9]+\ insns=[0-9]+$ ]] && return 0
 	echo "/proc/net/bpfilter: ${line:-no line for $2 filter}"
 	return 1
 }

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A table compiled into one BPF_PROG_TYPE_NETFILTER program per family,
+ * run by bpfilter.ko at the filter table's hooks.
+ *
+ * ipt_do_table() walks entries with a stack of the jumps taken. The
+ * program is that walk unrolled: a block of code per state (entry, hook,
+ * stack), emitted once and jumped to from every place that reaches it, so
+ * that RETURN, jumps, gotos and the stack limit behave exactly as in
+ * ip_tables. Blocks follow each other in the order of the "no match" path,
+ * which then costs no jump.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "emit.h"
+#include "match.h"
+#include "packet.h"
+
+/* A cap on the blocks, far above what BF_MAX_INSNS allows anyway. */
+#define BF_MAX_STATES	0x200000
+
+/* A state of ipt_do_table(): entry, hook, and the jump stack. */
+struct state {
+	unsigned int *key;	/* entry, hook, depth, stack... */
+	unsigned int keylen;
+	int label;
+	bool emitted;
+};
+
+struct gen {
+	struct bf_emit e;
+	const struct bf_ir *ir;
+	int counters_fd;
+
+	struct state *states;
+	unsigned int nstates, states_cap;
+	unsigned int *hash;	/* state index + 1, 0 empty */
+	unsigned int hash_size;
+	unsigned int *work;	/* states to emit */
+	unsigned int nwork, work_cap;
+};
+
+#define KEY_ENTRY	0
+#define KEY_HOOK	1
+#define KEY_DEPTH	2
+#define KEY_STACK	3
+
+static unsigned int key_hash(const unsigned int *key, unsigned int n)
+{
+	unsigned long long h = 0xcbf29ce484222325ull;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ key[i]) * 0x100000001b3ull;
+	return h ^ (h >> 32);
+}
+
+static bool rehash(struct gen *g)
+{
+	unsigned int size = g->hash_size ? g->hash_size * 2 : 1024;
+	unsigned int *hash, i;
+
+	hash = calloc(size, sizeof(*hash));
+	if (!hash) {
+		g->e.err = g->e.err ?: -ENOMEM;
+		return false;
+	}
+	for (i = 0; i < g->nstates; i++) {
+		const struct state *s = &g->states[i];
+		unsigned int h = key_hash(s->key, s->keylen) & (size - 1);
+
+		while (hash[h])
+			h = (h + 1) & (size - 1);
+		hash[h] = i + 1;
+	}
+	free(g->hash);
+	g->hash = hash;
+	g->hash_size = size;
+	return true;
+}
+
+/* The label of a state, which is queued to be emitted if it is new. */
+static int state_label(struct gen *g, const unsigned int *key,
+		       unsigned int keylen, unsigned int *index)
+{
+	struct state *s;
+	unsigned int h;
+
+	if (g->e.err)
+		return NO_LABEL;
+	if ((g->nstates + 1) * 2 > g->hash_size && !rehash(g))
+		return NO_LABEL;
+	h = key_hash(key, keylen) & (g->hash_size - 1);
+	for (; g->hash[h]; h = (h + 1) & (g->hash_size - 1)) {
+		s = &g->states[g->hash[h] - 1];
+		if (s->keylen == keylen &&
+		    !memcmp(s->key, key, keylen * sizeof(*key))) {
+			*index = g->hash[h] - 1;
+			return s->label;
+		}
+	}
+	if (g->nstates >= BF_MAX_STATES) {
+		g->e.err = -E2BIG;
+		return NO_LABEL;
+	}
+	if (!bf_grow(&g->e, (void **)&g->states, &g->states_cap,
+		     g->nstates + 1, sizeof(*s)) ||
+	    !bf_grow(&g->e, (void **)&g->work, &g->work_cap, g->nwork + 1,
+		     sizeof(*g->work)))
+		return NO_LABEL;
+	s = &g->states[g->nstates];
+	s->key = malloc(keylen * sizeof(*key));
+	if (!s->key) {
+		g->e.err = -ENOMEM;
+		return NO_LABEL;
+	}
+	memcpy(s->key, key, keylen * sizeof(*key));
+	s->keylen = keylen;
+	s->emitted = false;
+	s->label = bf_new_label(&g->e);
+	g->hash[h] = g->nstates + 1;
+	g->work[g->nwork++] = g->nstates;
+	*index = g->nstates++;
+	return s->label;
+}
+
+/*
+ * The state at @entry after the state @key, with @pop entries removed
+ * from the stack, then @push (if not ~0) added.
+ */
+static int next_state(struct gen *g, const unsigned int *key,
+		      unsigned int entry, unsigned int pop, unsigned int push,
+		      unsigned int *index)
+{
+	unsigned int depth = key[KEY_DEPTH] - pop + (push != ~0u);
+	unsigned int *k;
+	int label;
+
+	k = malloc((KEY_STACK + depth) * sizeof(*k));
+	if (!k) {
+		g->e.err = g->e.err ?: -ENOMEM;
+		return NO_LABEL;
+	}
+	k[KEY_ENTRY] = entry;
+	k[KEY_HOOK] = key[KEY_HOOK];
+	k[KEY_DEPTH] = depth;
+	memcpy(k + KEY_STACK, key + KEY_STACK,
+	       (key[KEY_DEPTH] - pop) * sizeof(*k));
+	if (push != ~0u)
+		k[KEY_STACK + depth - 1] = push;
+	label = state_label(g, k, KEY_STACK + depth, index);
+	free(k);
+	return label;
+}
+
+/* ADD_COUNTER(*counter, skb->len, 1), on this CPU's copy. */
+static void emit_counter(struct gen *g, unsigned int index)
+{
+	struct bf_emit *e = &g->e;
+	struct bpf_insn map[2] = { BPF_LD_MAP_FD(R1, g->counters_fd) };
+
+	bf_emit(e, BPF_ST_MEM(BPF_W, FP, S_KEY, index));
+	bf_emit(e, map[0]);
+	bf_emit(e, map[1]);
+	bf_emit(e, BPF_MOV64_REG(R2, FP));
+	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R2, S_KEY));
+	bf_emit(e, BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem));
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 4));
+	bf_emit(e, BPF_MOV64_IMM(R1, 1));
+	/* Atomic: a softirq may count on this CPU meanwhile. */
+	bf_emit(e, BPF_ATOMIC_OP(BPF_DW, BPF_ADD, R0, R1,
+				 offsetof(struct xt_counters, pcnt)));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_LEN));
+	bf_emit(e, BPF_ATOMIC_OP(BPF_DW, BPF_ADD, R0, R1,
+				 offsetof(struct xt_counters, bcnt)));
+}
+
+/* The target of a rule whose matches matched, in the state @key. */
+static void emit_action(struct gen *g, const struct bf_rule *r,
+			const unsigned int *key)
+{
+	unsigned int depth = key[KEY_DEPTH], entry = key[KEY_ENTRY], index;
+	int label;
+
+	switch (r->action) {
+	case BF_ACCEPT:
+		bf_verdict(&g->e, NF_ACCEPT);
+		return;
+	case BF_DROP:
+	case BF_ERROR:
+		bf_verdict(&g->e, NF_DROP);
+		return;
+	case BF_RETURN:
+		if (!depth)
+			label = next_state(g, key,
+					   g->ir->underflow[key[KEY_HOOK]], 0,
+					   ~0u, &index);
+		else
+			label = next_state(g, key, key[KEY_STACK + depth - 1],
+					   1, ~0u, &index);
+		break;
+	case BF_GOTO:
+		label = next_state(g, key, r->jump, 0, ~0u, &index);
+		break;
+	case BF_JUMP:
+		/* ipt_do_table() pushes nothing to go to the next entry. */
+		if (r->jump == entry + 1) {
+			label = next_state(g, key, r->jump, 0, ~0u, &index);
+			break;
+		}
+		/* A full jump stack drops the packet. */
+		if (depth >= g->ir->stacksize) {
+			bf_verdict(&g->e, NF_DROP);
+			return;
+		}
+		label = next_state(g, key, r->jump, 0, entry + 1, &index);
+		break;
+	default:
+		g->e.err = -EINVAL;
+		return;
+	}
+	bf_gotol(&g->e, label);
+}
+
+/*
+ * Emits the state @index and, while the "no match" path leads to a new
+ * state, that state right after it.
+ */
+static void emit_states(struct gen *g, unsigned int index)
+{
+	struct bf_emit *e = &g->e;
+
+	while (!e->err && !g->states[index].emitted) {
+		/* The key stays put when states grows; the state may not. */
+		unsigned int *key = g->states[index].key;
+		unsigned int entry = key[KEY_ENTRY], fixups;
+		const struct bf_rule *r;
+		int fail, next;
+
+		g->states[index].emitted = true;
+		bf_bind(e, g->states[index].label);
+		if (entry >= g->ir->nrules) {
+			/* Past the last entry: not in a valid table. */
+			bf_verdict(e, NF_DROP);
+			return;
+		}
+		r = &g->ir->rules[entry];
+		if (!bf_rule_never(g->ir->family, r)) {
+			fail = bf_new_label(e);
+			fixups = e->nfixups;
+			if (bf_emit_rule_match(e, g->ir->family, r, fail)) {
+				emit_counter(g, entry);
+				emit_action(g, r, key);
+			}
+			/* A rule that always matches has no "no match" path. */
+			if (!bf_label_used(e, fixups, fail))
+				return;
+			bf_bind(e, fail);
+		}
+		next = next_state(g, key, entry + 1, 0, ~0u, &index);
+		if (g->states[index].emitted)
+			bf_gotol(e, next);
+	}
+}
+
+static void free_gen(struct gen *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nstates; i++)
+		free(g->states[i].key);
+	free(g->states);
+	free(g->hash);
+	free(g->work);
+	bf_emit_free(&g->e);
+}
+
+/**
+ * bf_codegen - the program of a table
+ * @ir: the table
+ * @btf: what the kernel's BTF says
+ * @counters_fd: the map of the counters, a per-CPU array of
+ *	struct xt_counters with an element per entry
+ * @code: the instructions, to be freed by the caller
+ *
+ * Return: 0, -E2BIG if the program would have more than BF_MAX_INSNS
+ * instructions, or another negative errno.
+ */
+int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
+	       int counters_fd, struct bf_code *code)
+{
+	struct gen g = {
+		.ir = ir,
+		.counters_fd = counters_fd,
+	};
+	unsigned int h, i, key[KEY_STACK], index;
+	int err;
+
+	bf_emit_prologue(&g.e, ir->family, btf);
+	bf_emit(&g.e, BPF_LDX_MEM(BPF_B, R1, STATE, btf->state_hook));
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (!(ir->valid_hooks & (1 << h)))
+			continue;
+		key[KEY_ENTRY] = ir->hook_entry[h];
+		key[KEY_HOOK] = h;
+		key[KEY_DEPTH] = 0;
+		bf_emit(&g.e, BPF_JMP_IMM(BPF_JNE, R1, h, 1));
+		bf_gotol(&g.e, state_label(&g, key, KEY_STACK, &index));
+	}
+	/* Not a hook of the table: bpfilter.ko does not run it there. */
+	bf_verdict(&g.e, NF_ACCEPT);
+
+	for (i = 0; i < g.nwork && !g.e.err; i++)
+		emit_states(&g, g.work[i]);
+
+	err = bf_resolve(&g.e);
+	free_gen(&g);
+	if (err) {
+		free(g.e.insns);
+		return err;
+	}
+	code->insns = g.e.insns;
+	code->len = g.e.len;
+	return 0;
+}

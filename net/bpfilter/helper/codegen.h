@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _BPFILTER_CODEGEN_H
+#define _BPFILTER_CODEGEN_H
+
+#include <linux/bpf.h>
+
+#include "ir.h"
+
+/* BPF_COMPLEXITY_LIMIT_INSNS: the most a privileged program may have. */
+#define BF_MAX_INSNS	1000000
+
+/**
+ * struct bf_btf - what the generated code needs to know of the kernel,
+ *	read from its BTF
+ * @dynptr_from_skb: BTF id of the kfunc bpf_dynptr_from_skb()
+ * @ctx_state: offsetof(struct bpf_nf_ctx, state)
+ * @ctx_skb: offsetof(struct bpf_nf_ctx, skb)
+ * @state_hook: offsetof(struct nf_hook_state, hook)
+ * @state_in: offsetof(struct nf_hook_state, in)
+ * @state_out: offsetof(struct nf_hook_state, out)
+ * @dev_name: offsetof(struct net_device, name)
+ * @skb_len: offsetof(struct sk_buff, len)
+ * @skb_mark: offsetof(struct sk_buff, mark)
+ */
+struct bf_btf {
+	__s32 dynptr_from_skb;
+	__u32 ctx_state;
+	__u32 ctx_skb;
+	__u32 state_hook;
+	__u32 state_in;
+	__u32 state_out;
+	__u32 dev_name;
+	__u32 skb_len;
+	__u32 skb_mark;
+};
+
+/**
+ * struct bf_code - a generated program
+ * @insns: its instructions
+ * @len: their number
+ */
+struct bf_code {
+	struct bpf_insn *insns;
+	unsigned int len;
+};
+
+int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
+	       int counters_fd, struct bf_code *code);
+
+#endif /* _BPFILTER_CODEGEN_H */

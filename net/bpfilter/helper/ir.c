@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A validated table as a list of rules: what each entry matches and where
+ * it leads, entries named by index rather than by offset. Whatever the
+ * code generator cannot reproduce exactly makes the table fall back to
+ * ip_tables here, before any code is emitted.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+#define EXT_DATA	sizeof(struct xt_entry_match)
+
+static unsigned int entry_size(__u8 family)
+{
+	return family == NFPROTO_IPV6 ? sizeof(struct ip6t_entry) :
+					sizeof(struct ipt_entry);
+}
+
+/* The offsets of ipt_entry and ip6t_entry differ only by the ip part. */
+static const struct ipt_entry *v4(const unsigned char *e)
+{
+	return (const void *)e;
+}
+
+static const struct ip6t_entry *v6(const unsigned char *e)
+{
+	return (const void *)e;
+}
+
+static unsigned int target_offset(__u8 family, const unsigned char *e)
+{
+	return family == NFPROTO_IPV6 ? v6(e)->target_offset :
+					v4(e)->target_offset;
+}
+
+static unsigned int next_offset(__u8 family, const unsigned char *e)
+{
+	return family == NFPROTO_IPV6 ? v6(e)->next_offset :
+					v4(e)->next_offset;
+}
+
+/* The index of the entry at @off; the validator made it one. */
+static int index_of(const unsigned int *offsets, unsigned int n,
+		    unsigned int off)
+{
+	unsigned int lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (offsets[mid] == off)
+			return mid;
+		if (offsets[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -EINVAL;
+}
+
+static int add_match(struct bf_rule *r, const struct xt_entry_match *m)
+{
+	const char *name = m->u.user.name;
+	const void *data = (const char *)m + EXT_DATA;
+	struct bf_match *bm;
+
+	if (!strcmp(name, "comment"))
+		return 0;
+	bm = &r->matches[r->nmatches];
+	if (!strcmp(name, "tcp")) {
+		bm->kind = BF_MATCH_TCP;
+		memcpy(&bm->tcp, data, sizeof(bm->tcp));
+		/* --tcp-option walks the options: not compiled yet. */
+		if (bm->tcp.option)
+			return BF_FALLBACK;
+	} else if (!strcmp(name, "udp")) {
+		bm->kind = BF_MATCH_UDP;
+		memcpy(&bm->udp, data, sizeof(bm->udp));
+	} else if (!strcmp(name, "icmp")) {
+		bm->kind = BF_MATCH_ICMP;
+		memcpy(&bm->icmp, data, sizeof(bm->icmp));
+	} else if (!strcmp(name, "icmp6")) {
+		bm->kind = BF_MATCH_ICMP6;
+		memcpy(&bm->icmp6, data, sizeof(bm->icmp6));
+	} else if (!strcmp(name, "mark")) {
+		bm->kind = BF_MATCH_MARK;
+		memcpy(&bm->mark, data, sizeof(bm->mark));
+	} else if (!strcmp(name, "length")) {
+		bm->kind = BF_MATCH_LENGTH;
+		memcpy(&bm->length, data, sizeof(bm->length));
+	} else if (!strcmp(name, "iprange")) {
+		bm->kind = BF_MATCH_IPRANGE;
+		memcpy(&bm->iprange, data, sizeof(bm->iprange));
+	} else if (!strcmp(name, "multiport")) {
+		bm->kind = BF_MATCH_MULTIPORT;
+		memcpy(&bm->multiport, data, sizeof(bm->multiport));
+	} else {
+		return BF_FALLBACK;
+	}
+	r->nmatches++;
+	return 0;
+}
+
+static int add_target(struct bf_rule *r, __u8 family,
+		      const struct xt_entry_target *t, bool go_to,
+		      const unsigned int *offsets, unsigned int n)
+{
+	const char *name = t->u.user.name;
+	int verdict, idx;
+
+	if (!strcmp(name, XT_ERROR_TARGET)) {
+		r->action = BF_ERROR;
+		return 0;
+	}
+	if (strcmp(name, XT_STANDARD_TARGET))
+		return BF_FALLBACK;
+
+	verdict = ((const struct xt_standard_target *)t)->verdict;
+	if (verdict >= 0) {
+		idx = index_of(offsets, n, verdict);
+		if (idx < 0)
+			return idx;
+		r->action = go_to ? BF_GOTO : BF_JUMP;
+		r->jump = idx;
+		return 0;
+	}
+	switch (verdict) {
+	case -NF_ACCEPT - 1:
+		r->action = BF_ACCEPT;
+		return 0;
+	case -NF_DROP - 1:
+		r->action = BF_DROP;
+		return 0;
+	case XT_RETURN:
+		r->action = BF_RETURN;
+		return 0;
+	default:
+		/* NF_QUEUE and the like: not a BPF program's verdict. */
+		return BF_FALLBACK;
+	}
+}
+
+/* Whether a match of the rule looks at the transport header. */
+static bool needs_l4(const struct bf_rule *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nmatches; i++)
+		switch (r->matches[i].kind) {
+		case BF_MATCH_TCP:
+		case BF_MATCH_UDP:
+		case BF_MATCH_ICMP:
+		case BF_MATCH_ICMP6:
+		case BF_MATCH_MULTIPORT:
+			return true;
+		default:
+			break;
+		}
+	return false;
+}
+
+static int add_rule(struct bf_ir *ir, struct bf_rule *r,
+		    const unsigned char *e, const unsigned int *offsets)
+{
+	unsigned int off, to = target_offset(ir->family, e);
+	const struct xt_entry_match *m;
+	unsigned int max = 0;
+	bool go_to;
+	int err;
+
+	for (off = entry_size(ir->family); off < to; off += m->u.match_size) {
+		m = (const void *)(e + off);
+		max++;
+	}
+	r->matches = calloc(max + 1, sizeof(*r->matches));
+	if (!r->matches)
+		return -ENOMEM;
+	for (off = entry_size(ir->family); off < to; off += m->u.match_size) {
+		m = (const void *)(e + off);
+		err = add_match(r, m);
+		if (err)
+			return err;
+	}
+
+	if (ir->family == NFPROTO_IPV6) {
+		r->ip6 = v6(e)->ipv6;
+		go_to = r->ip6.flags & IP6T_F_GOTO;
+		/*
+		 * Without IP6T_F_PROTO, ip6t_do_table() leaves the transport
+		 * offset at 0 for the matches: never so from ip6tables.
+		 */
+		if (needs_l4(r) && !(r->ip6.flags & IP6T_F_PROTO))
+			return BF_FALLBACK;
+	} else {
+		r->ip = v4(e)->ip;
+		go_to = r->ip.flags & IPT_F_GOTO;
+	}
+	return add_target(r, ir->family, (const void *)(e + to), go_to,
+			  offsets, ir->nrules);
+}
+
+/**
+ * bf_ir_build - the rules of a validated table
+ * @family: NFPROTO_IPV4 or NFPROTO_IPV6
+ * @entries: the entries, as bf_validate() left them
+ * @info: what bf_validate() found
+ * @ir: filled in; to be freed with bf_ir_free(), also on error
+ *
+ * Return: 0, BF_FALLBACK if the table uses what cannot be compiled, or a
+ * negative errno.
+ */
+int bf_ir_build(__u8 family, const void *entries,
+		const struct bf_table_info *info, struct bf_ir *ir)
+{
+	const unsigned char *base = entries;
+	unsigned int *offsets, off, i, h;
+	int err = 0;
+
+	memset(ir, 0, sizeof(*ir));
+	ir->family = family;
+	ir->nrules = info->number;
+	ir->valid_hooks = info->valid_hooks;
+	ir->rules = calloc(info->number, sizeof(*ir->rules));
+	offsets = calloc(info->number + 1, sizeof(*offsets));
+	if (!ir->rules || !offsets) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (off = 0, i = 0; i < info->number; i++) {
+		offsets[i] = off;
+		off += next_offset(family, base + off);
+	}
+	for (i = 0; i < info->number && !err; i++) {
+		err = add_rule(ir, &ir->rules[i], base + offsets[i], offsets);
+		/* translate_table(): the jump stack has a slot per chain. */
+		if (ir->rules[i].action == BF_ERROR)
+			ir->stacksize++;
+	}
+	for (h = 0; h < NF_INET_NUMHOOKS && !err; h++) {
+		if (!(info->valid_hooks & (1 << h)))
+			continue;
+		ir->hook_entry[h] = index_of(offsets, info->number,
+					     info->hook_entry[h]);
+		ir->underflow[h] = index_of(offsets, info->number,
+					    info->underflow[h]);
+		if ((int)ir->hook_entry[h] < 0 || (int)ir->underflow[h] < 0)
+			err = -EINVAL;
+	}
+out:
+	free(offsets);
+	return err;
+}
+
+void bf_ir_free(struct bf_ir *ir)
+{
+	unsigned int i;
+
+	for (i = 0; ir->rules && i < ir->nrules; i++)
+		free(ir->rules[i].matches);
+	free(ir->rules);
+	ir->rules = NULL;
+}

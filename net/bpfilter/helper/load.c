@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loading a table's program: the facts of the running kernel from its BTF,
+ * the counters map, the code, and the verifier's word on it. Attaching is
+ * bpfilter.ko's: it takes the program by id and runs it at its hooks.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <linux/netfilter/x_tables.h>
+
+#include "codegen.h"
+#include "load.h"
+
+#define LOG_SIZE	0x100000
+
+static struct bf_btf bf_btf;
+static int bf_btf_err = 1;	/* not read yet */
+
+/* Offset in bytes of @name in struct @type, looking into anonymous ones. */
+static int member_off(const struct btf *btf, __u32 id, const char *name,
+		      __u32 *off)
+{
+	const struct btf_type *t = btf__type_by_id(btf, btf__resolve_type(btf, id));
+	const struct btf_member *m;
+	int i;
+
+	if (!t || !(btf_is_struct(t) || btf_is_union(t)))
+		return -ENOENT;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+		__u32 bits = btf_member_bit_offset(t, i), inner;
+
+		if (n && !strcmp(n, name)) {
+			*off = bits / 8;
+			return 0;
+		}
+		if ((!n || !*n) && !member_off(btf, m->type, name, &inner)) {
+			*off = bits / 8 + inner;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int struct_member(const struct btf *btf, const char *type,
+			 const char *name, __u32 *off)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+
+	if (id < 0)
+		return id;
+	return member_off(btf, id, name, off);
+}
+
+static int read_btf(struct bf_btf *k)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int err;
+
+	err = libbpf_get_error(btf);
+	if (err)
+		return err;
+	k->dynptr_from_skb = btf__find_by_name_kind(btf, "bpf_dynptr_from_skb",
+						    BTF_KIND_FUNC);
+	err = k->dynptr_from_skb < 0 ? k->dynptr_from_skb : 0;
+	err = err ?: struct_member(btf, "bpf_nf_ctx", "state", &k->ctx_state);
+	err = err ?: struct_member(btf, "bpf_nf_ctx", "skb", &k->ctx_skb);
+	err = err ?: struct_member(btf, "nf_hook_state", "hook",
+				   &k->state_hook);
+	err = err ?: struct_member(btf, "nf_hook_state", "in", &k->state_in);
+	err = err ?: struct_member(btf, "nf_hook_state", "out", &k->state_out);
+	err = err ?: struct_member(btf, "net_device", "name", &k->dev_name);
+	err = err ?: struct_member(btf, "sk_buff", "len", &k->skb_len);
+	err = err ?: struct_member(btf, "sk_buff", "mark", &k->skb_mark);
+	btf__free(btf);
+	return err;
+}
+
+/* The kernel's BTF, read once. */
+static const struct bf_btf *kernel_btf(void)
+{
+	if (bf_btf_err > 0) {
+		bf_btf_err = read_btf(&bf_btf);
+		if (bf_btf_err)
+			fprintf(stderr, "no usable kernel BTF (%d): ip_tables serves every table\n",
+				bf_btf_err);
+	}
+	return bf_btf_err ? NULL : &bf_btf;
+}
+
+/* The verifier's last words, for the kernel log. */
+static void print_log(const char *log, unsigned int insns, int err)
+{
+	const char *end = log + strlen(log), *p = end;
+	int lines = 0;
+
+	while (p > log && lines < 4)
+		if (*--p == '\n' && p + 1 < end)
+			lines++;
+	fprintf(stderr, "program of %u instructions not loaded (%d):\n%s\n",
+		insns, err, p);
+}
+
+static int load_code(const struct bf_code *code, struct bf_prog *prog,
+		     __u8 family)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_NETFILTER);
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	char *log;
+	int fd, err;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER,
+			   family == NFPROTO_IPV6 ? "bpfilter_ipv6" :
+						    "bpfilter_ipv4",
+			   "GPL", code->insns, code->len, &opts);
+	if (fd < 0) {
+		/* Again, to say why. */
+		err = fd;
+		log = calloc(1, LOG_SIZE);
+		if (!log)
+			return err;
+		opts.log_buf = log;
+		opts.log_size = LOG_SIZE;
+		opts.log_level = 1;
+		fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER, "bpfilter", "GPL",
+				   code->insns, code->len, &opts);
+		print_log(log, code->len, err);
+		free(log);
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	err = bpf_prog_get_info_by_fd(fd, &info, &len);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	prog->prog_fd = fd;
+	prog->prog_id = info.id;
+	prog->insns = code->len;
+	return 0;
+}
+
+/**
+ * bf_load - compiles and loads the program of a table
+ * @ir: the table
+ * @prog: the program, to be released with bf_unload()
+ *
+ * Return: 0, BF_FALLBACK if the table cannot run as a program here (the
+ * reason is printed to the kernel log), or a negative errno.
+ */
+int bf_load(const struct bf_ir *ir, struct bf_prog *prog)
+{
+	const struct bf_btf *btf = kernel_btf();
+	struct bf_code code = {};
+	int err;
+
+	prog->prog_fd = -1;
+	prog->map_fd = -1;
+	if (!btf)
+		return BF_FALLBACK;
+	prog->map_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
+				      "bpfilter_count", sizeof(__u32),
+				      sizeof(struct xt_counters), ir->nrules,
+				      NULL);
+	if (prog->map_fd < 0)
+		return prog->map_fd;
+
+	err = bf_codegen(ir, btf, prog->map_fd, &code);
+	if (err == -E2BIG) {
+		fprintf(stderr, "table over %u BPF instructions: ip_tables serves it\n",
+			BF_MAX_INSNS);
+		err = BF_FALLBACK;
+	}
+	if (!err) {
+		err = load_code(&code, prog, ir->family);
+		/* The verifier's limits, or a bug: ip_tables serves it. */
+		if (err == -E2BIG || err == -ENOSPC || err == -EINVAL ||
+		    err == -EACCES)
+			err = BF_FALLBACK;
+	}
+	free(code.insns);
+	if (err)
+		bf_unload(prog);
+	return err;
+}
+
+void bf_unload(struct bf_prog *prog)
+{
+	if (prog->prog_fd >= 0)
+		close(prog->prog_fd);
+	if (prog->map_fd >= 0)
+		close(prog->map_fd);
+	prog->prog_fd = -1;
+	prog->map_fd = -1;
+	prog->prog_id = 0;
+}

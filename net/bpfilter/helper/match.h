@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _BPFILTER_MATCH_H
+#define _BPFILTER_MATCH_H
+
+#include <stdbool.h>
+
+#include "emit.h"
+#include "ir.h"
+
+bool bf_rule_never(__u8 family, const struct bf_rule *r);
+bool bf_emit_rule_match(struct bf_emit *e, __u8 family,
+			const struct bf_rule *r, int fail);
+
+#endif /* _BPFILTER_MATCH_H */

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The prologue of a program: what ipt_do_table() and ip6t_do_table() know
+ * of a packet before the first rule, read once into the stack frame
+ * (emit.h): the IP header, the interfaces, skb->len, the fragment offset
+ * and the transport header. Packets are read through a dynptr of the skb,
+ * which also serves non-linear ones.
+ */
+#include <stddef.h>
+#include <linux/in6.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netfilter.h>
+
+#include "packet.h"
+
+#define IP_OFFSET	0x1FFF	/* of iphdr.frag_off, as in net/ip.h */
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Extension headers ipv6_find_hdr() walks before giving up here. */
+#define BF_IPV6_EXTHDRS	16
+
+/* bpf_dynptr_read(FP + @off, @len, dynptr, R4, 0): R0 = 0 if read. */
+static void emit_read(struct bf_emit *e, int off, unsigned int len)
+{
+	bf_emit(e, BPF_MOV64_REG(R1, FP));
+	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R1, off));
+	bf_emit(e, BPF_MOV64_IMM(R2, len));
+	bf_emit(e, BPF_MOV64_REG(R3, FP));
+	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R3, S_DYNPTR));
+	bf_emit(e, BPF_MOV64_IMM(R5, 0));
+	bf_emit(e, BPF_EMIT_CALL(BPF_FUNC_dynptr_read));
+}
+
+/* The name of the device at @dev_off in the hook state, or zeroes. */
+static void emit_dev(struct bf_emit *e, const struct bf_btf *btf,
+		     __u32 dev_off, int off)
+{
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, off, 0));
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, off + 8, 0));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, STATE, dev_off));
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R1, 0, 4));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R2, R1, btf->dev_name));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R2, off));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R2, R1, btf->dev_name + 8));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R2, off + 8));
+}
+
+/*
+ * The transport header at S_THOFF: as much of it as the matches read,
+ * tcp's, that of udp and icmp, or multiport's two ports.
+ */
+static void emit_l4(struct bf_emit *e)
+{
+	static const unsigned int sizes[] = { L4_TCP, L4_SHORT, L4_PORTS };
+	int done = bf_new_label(e);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_L4LEN, sizes[i]));
+		bf_emit(e, BPF_LDX_MEM(BPF_DW, R4, FP, S_THOFF));
+		emit_read(e, S_L4, sizes[i]);
+		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 0), done);
+	}
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_L4LEN, 0));
+	bf_bind(e, done);
+}
+
+/* ipt_do_table(): the fragment offset, and ip_hdrlen() */
+static void emit_ipv4(struct bf_emit *e)
+{
+	bf_emit(e, BPF_LDX_MEM(BPF_H, R1, FP,
+			       S_L3 + (int)offsetof(struct iphdr, frag_off)));
+	bf_emit(e, BPF_ENDIAN(BPF_TO_BE, R1, 16));
+	bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, IP_OFFSET));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_FRAG));
+	bf_emit(e, BPF_LDX_MEM(BPF_B, R1, FP, S_L3));
+	bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, 0xF));
+	bf_emit(e, BPF_ALU64_IMM(BPF_LSH, R1, 2));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_THOFF));
+	emit_l4(e);
+}
+
+/* ipv6_ext_hdr(R9): jumps to @no when R9 is not an extension header. */
+static void emit_is_ext(struct bf_emit *e, int reg, int no)
+{
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, reg, IPPROTO_HOPOPTS, 5));
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, reg, IPPROTO_ROUTING, 4));
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, reg, IPPROTO_FRAGMENT, 3));
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, reg, IPPROTO_AH, 2));
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, reg, IPPROTO_DSTOPTS, 1));
+	bf_jmp(e, BPF_JMP_IMM(BPF_JA, 0, 0, 0), no);
+}
+
+/*
+ * ipv6_find_hdr(skb, &thoff, -1, &fragoff, NULL), unrolled: R9 is the
+ * next header, R6 where it starts. Sets S_PROTO (negative if none was
+ * found), S_THOFF and S_FRAG.
+ */
+static void emit_find_hdr(struct bf_emit *e)
+{
+	int done = bf_new_label(e), error = bf_new_label(e);
+	int found = bf_new_label(e), frag_found = bf_new_label(e);
+	int i;
+
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_FRAG, 0));
+	bf_emit(e, BPF_LDX_MEM(BPF_B, R9, FP,
+			       S_L3 + (int)offsetof(struct ipv6hdr, nexthdr)));
+	bf_emit(e, BPF_MOV64_IMM(CTX, sizeof(struct ipv6hdr)));
+	for (i = 0; i < BF_IPV6_EXTHDRS; i++) {
+		int next = bf_new_label(e), opt = bf_new_label(e);
+
+		/* IPPROTO_NONE is one, but ends the walk as the others. */
+		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R9, IPPROTO_NONE, 0), found);
+		emit_is_ext(e, R9, found);
+		/* 4 bytes: ipv6_opt_hdr, or the start of a fragment header */
+		bf_emit(e, BPF_MOV64_REG(R4, CTX));
+		emit_read(e, S_SCRATCH, 4);
+		bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 11));
+		/* Only 2 bytes: enough for any header but these. */
+		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R9, IPPROTO_FRAGMENT, 0), error);
+		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R9, IPPROTO_ROUTING, 0), error);
+		bf_emit(e, BPF_MOV64_REG(R4, CTX));
+		emit_read(e, S_SCRATCH, 2);
+		bf_jmp(e, BPF_JMP_IMM(BPF_JNE, R0, 0, 0), error);
+
+		bf_jmp(e, BPF_JMP_IMM(BPF_JNE, R9, IPPROTO_FRAGMENT, 0), opt);
+		bf_emit(e, BPF_LDX_MEM(BPF_H, R1, FP, S_SCRATCH + 2));
+		bf_emit(e, BPF_ENDIAN(BPF_TO_BE, R1, 16));
+		bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, ~0x7));
+		bf_emit(e, BPF_MOV64_IMM(R2, 8));
+		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R1, 0, 0), next);
+		/* A fragment: its protocol if that is no extension header. */
+		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_FRAG));
+		bf_emit(e, BPF_LDX_MEM(BPF_B, R9, FP, S_SCRATCH));
+		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R9, IPPROTO_NONE, 0),
+		       frag_found);
+		emit_is_ext(e, R9, frag_found);
+		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_FRAG, 0));
+		bf_gotol(e, error);
+
+		bf_bind(e, opt);
+		/* ipv6_optlen(), or ipv6_authlen() */
+		bf_emit(e, BPF_LDX_MEM(BPF_B, R2, FP, S_SCRATCH + 1));
+		bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R9, IPPROTO_AH, 3));
+		bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R2, 1));
+		bf_emit(e, BPF_ALU64_IMM(BPF_LSH, R2, 3));
+		bf_emit(e, BPF_JMP_IMM(BPF_JA, 0, 0, 2));
+		bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R2, 2));
+		bf_emit(e, BPF_ALU64_IMM(BPF_LSH, R2, 2));
+
+		bf_bind(e, next);
+		/* skb->len - start < hdrlen: a truncated header */
+		bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_LEN));
+		bf_emit(e, BPF_ALU64_REG(BPF_SUB, R1, CTX));
+		bf_jmp(e, BPF_JMP_REG(BPF_JLT, R1, R2, 0), error);
+		bf_emit(e, BPF_LDX_MEM(BPF_B, R9, FP, S_SCRATCH));
+		bf_emit(e, BPF_ALU64_REG(BPF_ADD, CTX, R2));
+	}
+	/* More headers than are walked: as if the packet were truncated. */
+	bf_bind(e, error);
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_PROTO, -1));
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_THOFF, 0));
+	bf_gotol(e, done);
+
+	bf_bind(e, frag_found);
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R9, S_PROTO));
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_THOFF, 0));
+	bf_gotol(e, done);
+
+	bf_bind(e, found);
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R9, S_PROTO));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, CTX, S_THOFF));
+	bf_bind(e, done);
+}
+
+static void emit_ipv6(struct bf_emit *e)
+{
+	emit_find_hdr(e);
+	emit_l4(e);
+}
+
+/**
+ * bf_emit_prologue - the start of a program
+ * @e: where to emit
+ * @family: NFPROTO_IPV4 or NFPROTO_IPV6
+ * @btf: what the kernel's BTF says
+ *
+ * Leaves SKB and STATE set and the frame filled in. A packet without a
+ * whole IP header, which the stack does not let reach the filter hooks,
+ * is dropped.
+ */
+void bf_emit_prologue(struct bf_emit *e, __u8 family,
+		      const struct bf_btf *btf)
+{
+	bool v6 = family == NFPROTO_IPV6;
+	int off;
+
+	bf_emit(e, BPF_MOV64_REG(CTX, R1));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, SKB, CTX, btf->ctx_skb));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, STATE, CTX, btf->ctx_state));
+	for (off = S_L4; off < S_DYNPTR; off += 8)
+		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, off, 0));
+
+	bf_emit(e, BPF_MOV64_REG(R1, SKB));
+	bf_emit(e, BPF_MOV64_IMM(R2, 0));
+	bf_emit(e, BPF_MOV64_REG(R3, FP));
+	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R3, S_DYNPTR));
+	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
+				0, btf->dynptr_from_skb));
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 2));
+	bf_verdict(e, NF_DROP);
+
+	bf_emit(e, BPF_MOV64_IMM(R4, 0));
+	emit_read(e, S_L3, v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 2));
+	bf_verdict(e, NF_DROP);
+
+	bf_emit(e, BPF_LDX_MEM(BPF_W, R1, SKB, btf->skb_len));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_LEN));
+	bf_emit(e, BPF_LDX_MEM(BPF_W, R1, SKB, btf->skb_mark));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_MARK));
+	emit_dev(e, btf, btf->state_in, S_IN);
+	emit_dev(e, btf, btf->state_out, S_OUT);
+
+	if (v6)
+		emit_ipv6(e);
+	else
+		emit_ipv4(e);
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _BPFILTER_PACKET_H
+#define _BPFILTER_PACKET_H
+
+#include "codegen.h"
+#include "emit.h"
+
+void bf_emit_prologue(struct bf_emit *e, __u8 family,
+		      const struct bf_btf *btf);
+
+#endif /* _BPFILTER_PACKET_H */

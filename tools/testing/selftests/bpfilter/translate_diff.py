@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Differential test: bpfilter's programs count and decide as ip_tables.
+
+Two namespaces, b1 and b2, get the same random filter table: b1's is
+compiled by bpfilter, b2's has one more chain that bpfilter cannot compile
+("zzz", a limit match, never jumped to), so ip_tables serves it. The same
+random packets go from namespace a to both, to be delivered (INPUT) or
+forwarded (FORWARD); their answers, if any, go through OUTPUT. Then every
+counter of the two tables must be equal, as iptables-save -c prints them.
+
+Usage: translate_diff.py [TABLES [SEED [PACKETS]]], for each family.
+"""
+import ctypes
+import os
+import random
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+KSFT_SKIP = 4
+CLONE_NEWNET = 0x40000000
+NETNS = ['a', 'b1', 'b2']
+MAC_B = b'\x02\x00\x00\x00\x00\x02'
+MAC_A = b'\x02\x00\x00\x00\x00\x01'
+
+# Local to b: 10.0.0.0/8, 2001:db8::/48; forwarded: the rest.
+DST4 = ['10.0.0.2', '10.0.1.1', '10.1.0.1', '192.168.1.1', '172.16.0.1']
+SRC4 = ['192.168.1.1', '192.168.1.200', '172.16.0.1', '172.16.9.9']
+DST6 = ['2001:db8::2', '2001:db8::1:1', '2001:db9::1', '2002::1']
+SRC6 = ['2001:db9::1', '2001:db9::2', '2002::1', '2002::2:1']
+PORTS = [0, 1, 22, 53, 80, 443, 1023, 1024, 8080, 65535]
+IFACES = ['vb', 'vc', 'v+', 'lo', 'x+']
+
+
+class netns:
+    """Runs what follows in namespace NAME (None: stays put)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        if not self.name:
+            return
+        self.own = os.open('/proc/self/ns/net', os.O_RDONLY)
+        fd = os.open(f'/run/netns/{self.name}', os.O_RDONLY)
+        err = self.libc.setns(fd, CLONE_NEWNET)
+        os.close(fd)
+        if err:
+            raise OSError(ctypes.get_errno(), 'setns')
+
+    def __exit__(self, *exc):
+        if self.name:
+            self.libc.setns(self.own, CLONE_NEWNET)
+            os.close(self.own)
+
+
+def sh(*cmd, ns=None, inp=None, check=True):
+    with netns(ns):
+        res = subprocess.run(cmd, input=inp, capture_output=True, text=True)
+    if check and res.returncode:
+        raise RuntimeError(f'{" ".join(cmd)}: {res.stderr.strip()}')
+    return res.stdout
+
+
+def setup():
+    for ns in NETNS:
+        sh('ip', 'netns', 'add', ns)
+        # No IPv6 address, so no DAD, MLD or RS packet of the kernel's
+        # own at a random time; fragments never time out mid-test.
+        for knob in ('net.ipv6.conf.default.addr_gen_mode=1',
+                     'net.ipv6.conf.all.forwarding=1',
+                     'net.ipv4.ip_forward=1', 'net.ipv4.icmp_ratelimit=0',
+                     'net.ipv6.icmp.ratelimit=0', 'net.ipv4.ipfrag_time=3600',
+                     'net.ipv6.ip6frag_time=3600'):
+            sh('sysctl', '-qw', knob, ns=ns)
+    for b, va in (('b1', 'va1'), ('b2', 'va2')):
+        sh('ip', 'link', 'add', va, 'netns', 'a', 'address',
+           MAC_A.hex(':'), 'type', 'veth', 'peer', 'name', 'vb', 'netns',
+           b, 'address', MAC_B.hex(':'))
+        sh('ip', '-n', 'a', 'link', 'set', va, 'up')
+        sh('ip', '-n', b, 'link', 'add', 'vc', 'type', 'veth', 'peer',
+           'name', 'vd')
+        for cmd in (
+                'ip link set lo up',
+                'ip link set vb up',
+                'ip link set vc arp off up',
+                'ip addr add 10.0.0.2/24 dev vb',
+                'ip route add local 10.0.0.0/8 dev lo table local',
+                'ip -6 route add local 2001:db8::/48 dev lo table local',
+                'ip route add default dev vc',
+                'ip -6 route add default dev vc'):
+            sh(*cmd.split(), ns=b)
+        # Marks for the mark match, set by ip_tables' mangle table.
+        for ipt in ('iptables-legacy', 'ip6tables-legacy'):
+            sh(ipt, '-t', 'mangle', '-A', 'PREROUTING', '-p', 'udp', '-j',
+               'MARK', '--set-mark', '1', ns=b)
+            sh(ipt, '-t', 'mangle', '-A', 'PREROUTING', '-p', 'tcp', '-j',
+               'MARK', '--set-mark', '5', ns=b)
+    # The guest is a VM of its own: its global ICMP limit can go.
+    for knob in ('net.ipv4.icmp_msgs_per_sec', 'net.ipv4.icmp_msgs_burst'):
+        sh('sysctl', '-qw', f'{knob}=100000000', check=False)
+
+
+def cleanup():
+    for ns in NETNS:
+        sh('ip', 'netns', 'del', ns, check=False)
+
+
+def socket_in(ns, *args):
+    """A socket of namespace NS."""
+    with netns(ns):
+        return socket.socket(*args)
+
+
+def neg(r, opt):
+    return ('! ' if r.random() < .2 else '') + opt + ' '
+
+
+def addr(r, v6, pool):
+    if v6:
+        return r.choice(pool) + '/' + str(r.choice([128, 64, 48, 32, 0]))
+    return r.choice(pool) + '/' + str(r.choice([32, 24, 16, 8, 0, 31]))
+
+
+def ports(r):
+    a, b = sorted([r.choice(PORTS), r.choice(PORTS)])
+    return str(a) if r.random() < .5 else f'{a}:{b}'
+
+
+def match(r, v6, chain):
+    m = []
+    if r.random() < .3:
+        m.append(neg(r, '-s') + addr(r, v6, SRC6 if v6 else SRC4))
+    if r.random() < .3:
+        m.append(neg(r, '-d') + addr(r, v6, DST6 if v6 else DST4))
+    if chain != 'OUTPUT' and r.random() < .2:
+        m.append(neg(r, '-i') + r.choice(IFACES))
+    if chain != 'INPUT' and r.random() < .2:
+        m.append(neg(r, '-o') + r.choice(IFACES))
+    icmp = 'icmpv6' if v6 else 'icmp'
+    proto = r.choice(['', '', 'tcp', 'udp', icmp, 'gre', '!tcp'])
+    if proto == '!tcp':
+        m.append('! -p tcp')
+    elif proto:
+        m.append('-p ' + proto)
+    if proto in ('tcp', 'udp'):
+        if r.random() < .5:
+            m.append(neg(r, '--sport') + ports(r))
+        if r.random() < .5:
+            m.append(neg(r, '--dport') + ports(r))
+    if proto == 'tcp' and r.random() < .3:
+        m.append(r.choice(['--syn', '! --syn', '--tcp-flags SYN,ACK ACK']))
+    if proto == icmp and r.random() < .6:
+        t = r.choice(['8', '0', '3/3', '3', '11/1', '128', '1/4'] +
+                     ([] if v6 else ['any']))
+        m.append(neg(r, '--icmpv6-type' if v6 else '--icmp-type') + t)
+    if not v6 and proto in ('', 'gre') and r.random() < .1:
+        m.append(('! ' if r.random() < .3 else '') + '-f')
+    if proto in ('tcp', 'udp') and r.random() < .2:
+        opt = r.choice(['--sports', '--dports', '--ports'])
+        ps = [str(r.choice(PORTS)) for _ in range(r.randint(1, 4))]
+        a, b = sorted([r.choice(PORTS), r.choice(PORTS)])
+        if a < b and r.random() < .5:
+            ps.append(f'{a}:{b}')
+        m.append(f'-m multiport {neg(r, opt)}{",".join(ps)}')
+    if r.random() < .1:
+        m.append('-m mark ' + neg(r, '--mark') +
+                 r.choice(['0', '1', '5/0xff', '4/4', '0/0']))
+    if r.random() < .1:
+        a, b = sorted([r.randint(20, 200), r.randint(20, 200)])
+        m.append(f'-m length {neg(r, "--length")}{a}:{b}')
+    if r.random() < .1:
+        side = r.choice(['--src-range', '--dst-range'])
+        pool = (SRC6 if v6 else SRC4) if side == '--src-range' else \
+            (DST6 if v6 else DST4)
+        fam = socket.AF_INET6 if v6 else socket.AF_INET
+        a, b = sorted([r.choice(pool), r.choice(pool)],
+                      key=lambda x: socket.inet_pton(fam, x))
+        m.append(f'-m iprange {neg(r, side)}{a}-{b}')
+    return ' '.join(m)
+
+
+def ruleset(r, v6):
+    chains = [f'c{i}' for i in range(r.randint(0, 3))]
+    lines = ['*filter']
+    for c in ['INPUT', 'FORWARD', 'OUTPUT']:
+        lines.append(f':{c} {r.choice(["ACCEPT", "DROP"])} [0:0]')
+    for c in chains:
+        lines.append(f':{c} - [0:0]')
+    for c in ['INPUT', 'FORWARD', 'OUTPUT'] + chains:
+        later = chains[chains.index(c) + 1:] if c in chains else chains
+        for _ in range(r.randint(0, 8)):
+            t = r.choice(['ACCEPT', 'DROP', 'RETURN', 'jump', 'goto', ''])
+            if t in ('jump', 'goto'):
+                t = (('-g ' if t == 'goto' else '-j ') + r.choice(later)
+                     if later else '-j DROP')
+            elif t:
+                t = '-j ' + t
+            lines.append(f'-A {c} {match(r, v6, c)} {t}')
+    lines.append('COMMIT')
+    return '\n'.join(lines) + '\n'
+
+
+def l4(r, proto):
+    sport, dport = r.choice(PORTS), r.choice(PORTS)
+    if proto == 6:
+        b = struct.pack('!HHIIBBHHH', sport, dport, 1, 0, 0x50,
+                        r.choice([0x02, 0x10, 0x12, 0x04, 0x11]), 512, 0, 0)
+    elif proto == 17:
+        b = struct.pack('!HHHH', sport, dport, 8, 0)
+    elif proto in (1, 58):
+        b = struct.pack('!BBHI', r.choice([0, 3, 8, 11, 128, 129]),
+                        r.choice([0, 1, 3, 4]), 0, 0)
+    else:
+        b = b'\0' * 8
+    return b + b'\0' * r.choice([0, 0, 10, 100])
+
+
+def exthdr(r, kind, nxt):
+    if kind == 44:
+        return struct.pack('!BBHI', nxt, 0, r.choice([0, 1, 8]), 7)
+    if kind == 51:
+        n = r.choice([1, 2])
+        return struct.pack('!BB', nxt, n) + b'\0' * ((n + 2) * 4 - 2)
+    n = r.choice([0, 1])
+    if kind == 43:
+        return struct.pack('!BBBB', nxt, n, 0, 0) + b'\0' * (n * 8 + 4)
+    return struct.pack('!BB', nxt, n) + b'\0' * (n * 8 + 6)
+
+
+def packet(r, v6):
+    if v6:
+        proto = r.choice([6, 6, 17, 17, 58, 47])
+        body, nxt = l4(r, proto), proto
+        for kind in [r.choice([60, 43, 44, 51, 59])
+                     for _ in range(r.choice([0, 0, 0, 1, 2]))]:
+            body, nxt = exthdr(r, kind, nxt) + body, kind
+        if r.random() < .05:
+            body = body[:r.randint(0, len(body))]
+        return struct.pack('!IHBB16s16s', 6 << 28, len(body), nxt,
+                           r.choice([64, 1]),
+                           socket.inet_pton(socket.AF_INET6,
+                                            r.choice(SRC6)),
+                           socket.inet_pton(socket.AF_INET6,
+                                            r.choice(DST6))) + body
+    proto = r.choice([6, 6, 17, 17, 1, 47])
+    frag = r.choice([0] * 9 + [0x2000, 1, 0x2001])
+    body = l4(r, proto)
+    if r.random() < .05:
+        body = body[:r.randint(0, len(body))]
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(body),
+                     r.randint(1, 65535), frag, r.choice([64, 1]), proto, 0,
+                     socket.inet_aton(r.choice(SRC4)),
+                     socket.inet_aton(r.choice(DST4)))
+    csum = sum(struct.unpack('!10H', ip))
+    csum = (csum & 0xFFFF) + (csum >> 16)
+    csum = ~((csum & 0xFFFF) + (csum >> 16)) & 0xFFFF
+    return ip[:10] + struct.pack('!H', csum) + ip[12:] + body
+
+
+def save(ns, v6):
+    out = sh('ip6tables-legacy-save' if v6 else 'iptables-legacy-save', '-c',
+             ns=ns)
+    return [line for line in out.splitlines()
+            if not line.startswith('#') and 'zzz' not in line]
+
+
+def owner(ns, v6):
+    fam = 'ipv6' if v6 else 'ipv4'
+    with netns(ns), open('/proc/net/bpfilter') as f:
+        out = f.read()
+    return any(line.startswith(fam + ' filter ') for line in out.splitlines())
+
+
+def run(v6, tables, seed, npkts, senders):
+    restore = 'ip6tables-legacy-restore' if v6 else 'iptables-legacy-restore'
+    ethertype = b'\x86\xdd' if v6 else b'\x08\x00'
+    failed = 0
+    for i in range(seed, seed + tables):
+        r = random.Random(i * 2 + v6)
+        rules = ruleset(r, v6)
+        sh(restore, ns='b1', inp=rules)
+        fallback = rules.replace('COMMIT', ':zzz - [0:0]\n'
+                                 '-A zzz -m limit --limit 1000/s\nCOMMIT')
+        sh(restore, ns='b2', inp=fallback)
+        if not owner('b1', v6) or owner('b2', v6):
+            print(f'# table {i}: not served as planned')
+            failed += 1
+            continue
+        for _ in range(npkts):
+            frame = MAC_B + MAC_A + ethertype + packet(r, v6)
+            for s in senders:
+                s.send(frame)
+        got = [save(ns, v6) for ns in ('b1', 'b2')]
+        if got[0] != got[1]:
+            time.sleep(1)
+            got = [save(ns, v6) for ns in ('b1', 'b2')]
+        if got[0] != got[1]:
+            failed += 1
+            print(f'# table {i} (IPv{6 if v6 else 4}): counters differ\n'
+                  f'# {rules}'.replace('\n', '\n# '))
+            for a, b in zip(*got):
+                if a != b:
+                    print(f'# bpfilter: {a}\n# ip_tables: {b}')
+    return failed
+
+
+def main():
+    tables = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    npkts = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    if not os.path.exists('/proc/net/bpfilter'):
+        print('SKIP: bpfilter is not loaded')
+        return KSFT_SKIP
+    cleanup()
+    try:
+        setup()
+        senders = []
+        for va in ('va1', 'va2'):
+            s = socket_in('a', socket.AF_PACKET, socket.SOCK_RAW)
+            s.bind((va, 0))
+            senders.append(s)
+        ret = 0
+        for v6 in (False, True):
+            t0 = time.time()
+            failed = run(v6, tables, seed, npkts, senders)
+            fam = 'IPv6' if v6 else 'IPv4'
+            print(f'{"FAIL" if failed else "PASS"}: {fam}: {tables} tables x '
+                  f'{npkts} packets, {failed} differ '
+                  f'({time.time() - t0:.0f} s)')
+            ret |= 1 if failed else 0
+        return ret
+    finally:
+        cleanup()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
