@@ -20,6 +20,7 @@ gcc -Wall -Werror -O1 -g -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined -I "$headers" -I "$helper" \
 	-I "$tree/net/bpfilter" -I "$out/libbpf/include" \
 	-iquote "$tree/tools/include" -o "$out/prog_test" "$here/prog_test.c" \
+	"$here/kernel_table.c" \
 	"$helper"/{validate,ext,ir,emit,match,packet,codegen,load}.c \
 	"$out/libbpf/libbpf.a" -lelf -lz
 exec unshare -n "$here/netns.sh" "$out/prog_test" "${1:-500}" "${2:-1}" \

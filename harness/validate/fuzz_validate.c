@@ -17,7 +17,7 @@
 /* Any kernel will do: the code is generated, not loaded. */
 static const struct bf_btf btf = {
 	.dynptr_from_skb = 1000, .ctx_skb = 8, .state_in = 8, .state_out = 16,
-	.dev_name = 256, .skb_len = 112,
+	.dev_name = 256, .skb_len = 112, .reject = 1001, .log = 1002,
 };
 
 static void compile(__u8 family, void *entries,

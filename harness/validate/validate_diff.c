@@ -40,6 +40,8 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter_ipv4/ipt_REJECT.h>
+#include <linux/netfilter_ipv6/ip6t_REJECT.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
@@ -440,7 +442,7 @@ static void fill_match(struct rng *r, struct table *t, unsigned int obj,
 			w8(t, d + i, 'a' + below(r, 26));
 		break;
 	default:
-		name = "mark";
+		name = "limit";
 		w8(t, obj + 2 + XT_EXTENSION_MAXNAMELEN, 1);
 		junk(r, t, d, dsz, true);
 		break;
@@ -473,7 +475,7 @@ static void fill_target(struct rng *r, struct table *t, unsigned int obj,
 		     junky);
 		break;
 	case T_UNKNOWN:
-		name = "LOG";
+		name = "NFLOG";
 		junk(r, t, d, 8, true);
 		break;
 	default:
@@ -882,8 +884,8 @@ static void mut_match_size(struct table *t, struct rng *r)
 }
 
 static const char *const ext_names[] = {
-	"tcp", "udp", "icmp", "icmp6", "comment", "mark", "", "ERROR",
-	"LOG", "ACCEPT", "tcpx", "udplite", "standard",
+	"tcp", "udp", "icmp", "icmp6", "comment", "limit", "", "ERROR",
+	"NFLOG", "ACCEPT", "tcpx", "udplite", "standard",
 };
 
 static void set_name(struct table *t, struct rng *r, unsigned int obj)
@@ -1736,7 +1738,7 @@ static void ed_name_unterminated(struct table *t)
 
 static void ed_unknown_match(struct table *t)
 {
-	wname(t, tcp_match(t), "mark", 4);
+	wname(t, tcp_match(t), "limit", 5);
 }
 
 static void ed_unknown_revision(struct table *t)
@@ -1746,7 +1748,7 @@ static void ed_unknown_revision(struct table *t)
 
 static void ed_unknown_target(struct table *t)
 {
-	wname(t, t->e[0].to, "LOG", 3);
+	wname(t, t->e[0].to, "NFLOG", 5);
 }
 
 /* ip_tables stops at the first extension it cannot check. */
@@ -1754,7 +1756,7 @@ static void ed_unknown_then_bad(struct table *t)
 {
 	struct ment *e = first_of(t, T_DROP, 4);
 
-	wname(t, t->e[0].to, "LOG", 3);
+	wname(t, t->e[0].to, "NFLOG", 5);
 	bad_tcp_invflags(t, e->moff[0]);
 }
 
@@ -1763,7 +1765,36 @@ static void ed_bad_then_unknown(struct table *t)
 	struct ment *e = first_of(t, T_DROP, 4);
 
 	bad_tcp_invflags(t, tcp_match(t));
-	wname(t, e->to, "LOG", 3);
+	wname(t, e->to, "NFLOG", 5);
+}
+
+/* The target of @e, an INPUT rule or one of a chain it reaches, REJECT. */
+static void reject_with(struct table *t, struct ment *e, __u32 v4, __u32 v6)
+{
+	wname(t, e->to, "REJECT", 6);
+	w32(t, e->to + sizeof(struct xt_entry_target),
+	    t->f->nfproto == NFPROTO_IPV6 ? v6 : v4);
+}
+
+static void ed_reject_port(struct table *t)
+{
+	reject_with(t, &t->e[2], IPT_ICMP_PORT_UNREACHABLE,
+		    IP6T_ICMP6_PORT_UNREACH);
+}
+
+static void ed_reject_reset_not_tcp(struct table *t)
+{
+	reject_with(t, &t->e[2], IPT_TCP_RESET, IP6T_TCP_RESET);
+}
+
+static void ed_reject_reset_tcp(struct table *t)
+{
+	reject_with(t, first_of(t, T_DROP, 4), IPT_TCP_RESET, IP6T_TCP_RESET);
+}
+
+static void ed_reject_echo_reply(struct table *t)
+{
+	reject_with(t, &t->e[2], IPT_ICMP_ECHOREPLY, IP6T_ICMP6_ECHOREPLY);
 }
 
 static void ed_error_unterminated(struct table *t)
@@ -1828,6 +1859,10 @@ static const struct tcase cases[] = {
 	{ "unknown-target-fallback", BF_FALLBACK, ed_unknown_target },
 	{ "unknown-then-bad-fallback", BF_FALLBACK, ed_unknown_then_bad },
 	{ "bad-then-unknown", -EINVAL, ed_bad_then_unknown },
+	{ "reject-port-unreachable", 0, ed_reject_port },
+	{ "reject-tcp-reset-on-tcp", 0, ed_reject_reset_tcp },
+	{ "reject-tcp-reset-not-tcp", -EINVAL, ed_reject_reset_not_tcp },
+	{ "reject-echo-reply", -EINVAL, ed_reject_echo_reply },
 };
 
 static bool run_cases(const struct kernel *k, const struct tfam *f,
@@ -1887,8 +1922,8 @@ static bool run_revisions(const struct kernel *k, const struct tfam *f,
 			  unsigned long *served, unsigned long *fallback)
 {
 	static const char *const names[] = {
-		"", "ERROR", "tcp", "udp", "icmp", "icmp6", "comment", "mark",
-		"LOG", "udplite", "nosuchthing",
+		"", "ERROR", "tcp", "udp", "icmp", "icmp6", "comment", "limit",
+		"NFLOG", "udplite", "nosuchthing",
 	};
 	static const __u8 revs[] = { 0, 1, 2, 255 };
 	unsigned int n, v, tg;

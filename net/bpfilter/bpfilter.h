@@ -34,6 +34,8 @@ enum {
  * @initial: the table is in its initial state (no rule, no user chain,
  *	ACCEPT policies)
  * @prog: the program that enforces it, with its counters
+ * @conntrack: it holds conntrack active in its namespace
+ * @targets: BPFILTER_TABLE_REJECT and _LOG: what it holds for its targets
  */
 struct bpfilter_table {
 	void *req;
@@ -42,6 +44,8 @@ struct bpfilter_table {
 	unsigned int size;
 	bool initial;
 	struct bpf_prog *prog;
+	bool conntrack;
+	u32 targets;
 };
 
 /**
@@ -98,10 +102,22 @@ int bpfilter_call(u32 type, const void *req, size_t len,
 struct bpfilter_table *bpfilter_set_table(struct bpfilter_net *bn, int family,
 					  struct bpfilter_table *t, u64 gen);
 void bpfilter_free_table(struct bpfilter_table *t);
+void bpfilter_release_table(struct bpfilter_net *bn, int family,
+			    struct bpfilter_table *t);
+int bpfilter_hold(struct bpfilter_net *bn, int family,
+		  struct bpfilter_table *t, u32 flags);
+void bpfilter_unhold(struct bpfilter_net *bn, int family,
+		     struct bpfilter_table *t);
 void bpfilter_broken(void);
 void bpfilter_resync(void);
 
 int bpfilter_hook(struct bpfilter_net *bn, int family);
+int bpfilter_conntrack_get(struct bpfilter_net *bn, int family);
+int bpfilter_targets_get(int family, u32 flags);
+void bpfilter_targets_put(int family, u32 flags);
+int bpfilter_targets_init(void);
+void bpfilter_targets_exit(void);
+void bpfilter_conntrack_put(struct bpfilter_net *bn, int family);
 void bpfilter_unhook(struct bpfilter_net *bn, int family);
 struct bpf_prog *bpfilter_prog_get(u32 id, unsigned int number);
 void bpfilter_read_counters(const struct bpf_prog *prog,

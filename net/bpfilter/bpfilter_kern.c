@@ -48,6 +48,55 @@ void bpfilter_free_table(struct bpfilter_table *t)
 }
 
 /*
+ * What a table of @family in @bn holds while it may be in force, as the
+ * checkentry of its extensions would for ip_tables: conntrack for the
+ * state matches, the REJECT and LOG targets. @flags are the helper's
+ * BPFILTER_TABLE_*.
+ */
+int bpfilter_hold(struct bpfilter_net *bn, int family,
+		  struct bpfilter_table *t, u32 flags)
+{
+	u32 targets = flags & (BPFILTER_TABLE_REJECT | BPFILTER_TABLE_LOG);
+	int err;
+
+	if (flags & BPFILTER_TABLE_CONNTRACK) {
+		err = bpfilter_conntrack_get(bn, family);
+		if (err)
+			return err;
+		t->conntrack = true;
+	}
+	if (targets) {
+		err = bpfilter_targets_get(family, targets);
+		if (err) {
+			bpfilter_unhold(bn, family, t);
+			return err;
+		}
+		t->targets = targets;
+	}
+	return 0;
+}
+
+void bpfilter_unhold(struct bpfilter_net *bn, int family,
+		     struct bpfilter_table *t)
+{
+	if (t->conntrack)
+		bpfilter_conntrack_put(bn, family);
+	if (t->targets)
+		bpfilter_targets_put(family, t->targets);
+	t->conntrack = false;
+	t->targets = 0;
+}
+
+/* Frees a table that was installed in @bn, and what it held there. */
+void bpfilter_release_table(struct bpfilter_net *bn, int family,
+			    struct bpfilter_table *t)
+{
+	if (t)
+		bpfilter_unhold(bn, family, t);
+	bpfilter_free_table(t);
+}
+
+/*
  * Installs @t as the filter table of @family in @bn (NULL: ip_tables serves
  * it), and its program at the hooks, keeping the list of namespaces to
  * replay and the module's reference on itself up to date. @gen is the
@@ -284,8 +333,9 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 			bpfilter_call(BPFILTER_MSG_NET_EXIT, &req, sizeof(req),
 				      &reply, sizeof(reply), &gen);
 		for (i = 0; i < BPFILTER_NFAMILIES; i++)
-			bpfilter_free_table(bpfilter_set_table(bn, i, NULL,
-							       gen));
+			bpfilter_release_table(bn, i,
+					       bpfilter_set_table(bn, i, NULL,
+								  gen));
 	}
 	for (i = 0; i < BPFILTER_NFAMILIES; i++)
 		bpfilter_unhook(bn, i);
@@ -325,6 +375,9 @@ static int __init bpfilter_init(void)
 		goto err_destroy;
 	}
 
+	err = bpfilter_targets_init();
+	if (err)
+		goto err_destroy;
 	err = register_pernet_subsys(&bpfilter_net_ops);
 	if (err)
 		goto err_destroy;
@@ -346,6 +399,9 @@ static void __exit bpfilter_exit(void)
 	WRITE_ONCE(bpfilter.unloading, true);
 	bpfilter_unregister(&bpfilter_sockopt_ops);
 	unregister_pernet_subsys(&bpfilter_net_ops);
+	/* No program runs a target of ours after this. */
+	synchronize_net();
+	bpfilter_targets_exit();
 	umd_destroy(&bpfilter.umd);
 }
 

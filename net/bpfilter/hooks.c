@@ -18,6 +18,7 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
 #include <net/netfilter/nf_bpf_link.h>
+#include <net/netfilter/nf_conntrack.h>
 
 #include "bpfilter.h"
 
@@ -104,6 +105,40 @@ void bpfilter_unhook(struct bpfilter_net *bn, int family)
 	nf_unregister_net_hooks(bn->net, bpfilter_hook_ops[family],
 				ARRAY_SIZE(bpfilter_hook_ops[family]));
 	bn->hooked[family] = false;
+}
+
+static u8 bpfilter_nfproto(int family)
+{
+	return family == BPFILTER_IPV6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+}
+
+/**
+ * bpfilter_conntrack_get - makes conntrack active in @bn for @family
+ * @bn: the namespace's state
+ * @family: BPFILTER_IPV4 or BPFILTER_IPV6
+ *
+ * For a table that looks at the conntrack state, as the checkentry of
+ * the state and conntrack matches does for ip_tables.
+ *
+ * Return: 0 or a negative errno; -ENOENT without conntrack, as ip_tables
+ * gives without the match.
+ */
+int bpfilter_conntrack_get(struct bpfilter_net *bn, int family)
+{
+	if (!IS_ENABLED(CONFIG_NF_CONNTRACK))
+		return -ENOENT;
+	return nf_ct_netns_get(bn->net, bpfilter_nfproto(family));
+}
+
+/**
+ * bpfilter_conntrack_put - undoes bpfilter_conntrack_get()
+ * @bn: the namespace's state
+ * @family: BPFILTER_IPV4 or BPFILTER_IPV6
+ */
+void bpfilter_conntrack_put(struct bpfilter_net *bn, int family)
+{
+	if (IS_ENABLED(CONFIG_NF_CONNTRACK))
+		nf_ct_netns_put(bn->net, bpfilter_nfproto(family));
 }
 
 static struct bpf_map *bpfilter_counters(const struct bpf_prog *prog)

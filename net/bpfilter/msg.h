@@ -71,6 +71,9 @@ enum bpfilter_action {
 
 /* struct bpfilter_reply.flags */
 #define BPFILTER_TABLE_INITIAL	0x1	/* the table is its initial state */
+#define BPFILTER_TABLE_CONNTRACK 0x2	/* it needs conntrack in its netns */
+#define BPFILTER_TABLE_REJECT	0x4	/* it calls bpfilter_reject() */
+#define BPFILTER_TABLE_LOG	0x8	/* it calls bpfilter_log() */
 
 /**
  * struct bpfilter_reply - a reply, followed by @len bytes

@@ -132,9 +132,10 @@ static struct bpfilter_table *bpfilter_drop(struct sock *sk,
 
 /*
  * Copies the final counters of @old, which no hook runs any more, to the
- * caller, silently as ip_tables; @buf has room for them. Frees @old.
+ * caller, silently as ip_tables; @buf has room for them. Releases @old.
  */
-static void bpfilter_put_counters(const struct ipt_replace *repl,
+static void bpfilter_put_counters(struct bpfilter_net *bn, u8 pf,
+				  const struct ipt_replace *repl,
 				  struct bpfilter_table *old,
 				  struct xt_counters *buf)
 {
@@ -145,7 +146,7 @@ static void bpfilter_put_counters(const struct ipt_replace *repl,
 	bpfilter_read_counters(old->prog, buf, old->number);
 	if (copy_to_user(repl->counters, buf, size))
 		net_warn_ratelimited("bpfilter: counters copy to user failed while replacing table\n");
-	bpfilter_free_table(old);
+	bpfilter_release_table(bn, bpfilter_family(pf), old);
 }
 
 /* A replace for ip_tables, from the kernel's copy. */
@@ -220,7 +221,7 @@ static int bpfilter_give_back(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	repl->num_counters = num_counters;
 	if (err)
 		return err;
-	bpfilter_put_counters(repl, bpfilter_drop(sk, bn, pf), buf);
+	bpfilter_put_counters(bn, pf, repl, bpfilter_drop(sk, bn, pf), buf);
 	return 0;
 }
 
@@ -247,6 +248,8 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 		return PTR_ERR(prog) == -EPROTO ? -EPROTO : -EIO;
 	}
 	err = bpfilter_hook(bn, family);
+	if (!err)
+		err = bpfilter_hold(bn, family, new, reply->flags);
 	if (err) {
 		bpf_prog_put(prog);
 		/* The helper has the new table, the kernel the old one. */
@@ -260,13 +263,14 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	new->initial = reply->flags & BPFILTER_TABLE_INITIAL;
 	old = bpfilter_set_table(bn, family, new, gen);
 	if (old) {
-		bpfilter_put_counters(repl, old, buf);
+		bpfilter_put_counters(bn, pf, repl, old, buf);
 	} else {
 		/* Both tables are in force until ip_tables' is emptied. */
 		err = bpfilter_take_over(sk, pf, repl);
 		if (err) {
 			/* The caller frees @new, which is not installed. */
 			WARN_ON_ONCE(bpfilter_drop(sk, bn, pf) != new);
+			bpfilter_unhold(bn, family, new);
 			return err;
 		}
 	}

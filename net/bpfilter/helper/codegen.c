@@ -17,6 +17,7 @@
 
 #include "codegen.h"
 #include "emit.h"
+#include "msg.h"
 #include "match.h"
 #include "packet.h"
 
@@ -34,6 +35,7 @@ struct state {
 struct gen {
 	struct bf_emit e;
 	const struct bf_ir *ir;
+	const struct bf_btf *btf;
 	int counters_fd;
 
 	struct state *states;
@@ -179,6 +181,41 @@ static void emit_counter(struct gen *g, unsigned int index)
 				 offsetof(struct xt_counters, bcnt)));
 }
 
+/* bpfilter_reject(skb, state, with), then the drop */
+static void emit_reject(struct gen *g, __u32 with, const struct bf_btf *btf)
+{
+	struct bf_emit *e = &g->e;
+
+	bf_emit(e, BPF_MOV64_REG(R1, SKB));
+	bf_emit(e, BPF_MOV64_REG(R2, STATE));
+	bf_emit(e, BPF_MOV32_IMM(R3, with));
+	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
+				BF_MODULE_BTF, btf->reject));
+	bf_verdict(e, NF_DROP);
+}
+
+/* bpfilter_log(skb, state, &info, sizeof(info)) */
+static void emit_log(struct gen *g, const struct xt_log_info *info,
+		     const struct bf_btf *btf)
+{
+	struct bf_emit *e = &g->e;
+	unsigned int off;
+	__u64 w;
+
+	for (off = 0; off < sizeof(*info); off += sizeof(w)) {
+		memcpy(&w, (const char *)info + off, sizeof(w));
+		bf_emit_ld64(e, R1, w);
+		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_LOG + off));
+	}
+	bf_emit(e, BPF_MOV64_REG(R1, SKB));
+	bf_emit(e, BPF_MOV64_REG(R2, STATE));
+	bf_emit(e, BPF_MOV64_REG(R3, FP));
+	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R3, S_LOG));
+	bf_emit(e, BPF_MOV64_IMM(R4, sizeof(*info)));
+	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
+				BF_MODULE_BTF, btf->log));
+}
+
 /* The target of a rule whose matches matched, in the state @key. */
 static void emit_action(struct gen *g, const struct bf_rule *r,
 			const unsigned int *key)
@@ -194,6 +231,14 @@ static void emit_action(struct gen *g, const struct bf_rule *r,
 	case BF_ERROR:
 		bf_verdict(&g->e, NF_DROP);
 		return;
+	case BF_REJECT:
+		emit_reject(g, r->reject, g->btf);
+		return;
+	case BF_LOG:
+		/* XT_CONTINUE: on to the next entry, counted. */
+		emit_log(g, &r->log, g->btf);
+		label = next_state(g, key, entry + 1, 0, ~0u, &index);
+		break;
 	case BF_RETURN:
 		if (!depth)
 			label = next_state(g, key,
@@ -295,10 +340,16 @@ int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
 {
 	struct gen g = {
 		.ir = ir,
+		.btf = btf,
 		.counters_fd = counters_fd,
 	};
 	unsigned int h, i, key[KEY_STACK], index;
 	int err;
+
+	/* Without bpfilter.ko's kfuncs, ip_tables runs these targets. */
+	if (((ir->targets & BPFILTER_TABLE_REJECT) && btf->reject < 0) ||
+	    ((ir->targets & BPFILTER_TABLE_LOG) && btf->log < 0))
+		return BF_FALLBACK;
 
 	bf_emit_prologue(&g.e, ir->family, btf);
 	bf_emit(&g.e, BPF_LDX_MEM(BPF_B, R1, STATE, btf->state_hook));

@@ -21,6 +21,10 @@
  * @dev_name: offsetof(struct net_device, name)
  * @skb_len: offsetof(struct sk_buff, len)
  * @skb_mark: offsetof(struct sk_buff, mark)
+ * @skb_nfct: offsetof(struct sk_buff, _nfct)
+ * @reject: BTF id of bpfilter.ko's kfunc bpfilter_reject(), < 0 if none
+ * @log: BTF id of bpfilter_log(), < 0 if none
+ * @module_fd: bpfilter.ko's BTF, the program's fd_array[BF_MODULE_BTF]
  */
 struct bf_btf {
 	__s32 dynptr_from_skb;
@@ -32,7 +36,14 @@ struct bf_btf {
 	__u32 dev_name;
 	__u32 skb_len;
 	__u32 skb_mark;
+	__u32 skb_nfct;
+	__s32 reject;
+	__s32 log;
+	int module_fd;
 };
+
+/* The index of bpfilter.ko's BTF in a program's fd_array. */
+#define BF_MODULE_BTF	1
 
 /**
  * struct bf_code - a generated program

@@ -34,6 +34,8 @@
 #define S_PROTO		(-96)	/* IPv6: ipv6_find_hdr()'s protocol or < 0 */
 #define S_SCRATCH	(-104)	/* an IPv6 extension header's start */
 #define S_MARK		(-112)	/* skb->mark */
+#define S_NFCT		(-120)	/* skb->_nfct: the conntrack entry and state */
+#define S_LOG		(-232)	/* a LOG rule's struct xt_log_info (32 bytes) */
 #define S_L3		(-176)	/* the IP header (64 bytes) */
 #define S_L4		(-200)	/* the transport header (24 bytes) */
 

@@ -9,14 +9,19 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/in.h>
+#include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
+#include <linux/netfilter_ipv6/ip6t_REJECT.h>
 
 #include "ext.h"
 #include "validate.h"
@@ -102,6 +107,48 @@ static int multiport_check(const struct bf_ext_par *par)
 	return multiport_ranges(info) ? 0 : -EINVAL;
 }
 
+/* reject_tg_check() */
+static int reject_check(const struct bf_ext_par *par)
+{
+	const struct ipt_reject_info *info = par->data;
+	const struct ipt_ip *ip = par->entryinfo;
+
+	if (info->with == IPT_ICMP_ECHOREPLY)
+		return -EINVAL;
+	if (info->with == IPT_TCP_RESET &&
+	    (ip->proto != IPPROTO_TCP || (ip->invflags & XT_INV_PROTO)))
+		return -EINVAL;
+	return 0;
+}
+
+/* reject_tg6_check() */
+static int reject6_check(const struct bf_ext_par *par)
+{
+	const struct ip6t_reject_info *info = par->data;
+	const struct ip6t_ip6 *ip6 = par->entryinfo;
+
+	if (info->with == IP6T_ICMP6_ECHOREPLY)
+		return -EINVAL;
+	if (info->with == IP6T_TCP_RESET &&
+	    (!(ip6->flags & IP6T_F_PROTO) || ip6->proto != IPPROTO_TCP ||
+	     (ip6->invflags & XT_INV_PROTO)))
+		return -EINVAL;
+	return 0;
+}
+
+/* log_tg_check(); the kernel finds the logger when it installs the table */
+static int log_check(const struct bf_ext_par *par)
+{
+	const struct xt_log_info *info = par->data;
+
+	if (info->level >= 8 || info->prefix[sizeof(info->prefix) - 1])
+		return -EINVAL;
+	return 0;
+}
+
+#define FILTER_HOOKS	((1 << NF_INET_LOCAL_IN) | (1 << NF_INET_FORWARD) | \
+			 (1 << NF_INET_LOCAL_OUT))
+
 /*
  * The kernel registers the standard and ERROR targets, tcp and udp once
  * for each family; one NFPROTO_UNSPEC entry here finds and reports them
@@ -180,6 +227,65 @@ static const struct bf_ext bf_exts[] = {
 		.revision	= 1,
 		.family		= NFPROTO_IPV6,
 		.size		= sizeof(struct xt_iprange_mtinfo),
+	},
+	{
+		.name		= "REJECT",
+		.family		= NFPROTO_IPV4,
+		.target		= true,
+		.size		= sizeof(struct ipt_reject_info),
+		.table		= "filter",
+		.hooks		= FILTER_HOOKS,
+		.check		= reject_check,
+	},
+	{
+		.name		= "REJECT",
+		.family		= NFPROTO_IPV6,
+		.target		= true,
+		.size		= sizeof(struct ip6t_reject_info),
+		.table		= "filter",
+		.hooks		= FILTER_HOOKS,
+		.check		= reject6_check,
+	},
+	{
+		.name		= "LOG",
+		.family		= NFPROTO_IPV4,
+		.target		= true,
+		.size		= sizeof(struct xt_log_info),
+		.check		= log_check,
+	},
+	{
+		.name		= "LOG",
+		.family		= NFPROTO_IPV6,
+		.target		= true,
+		.size		= sizeof(struct xt_log_info),
+		.check		= log_check,
+	},
+	/*
+	 * state and conntrack: their checkentry makes conntrack active in
+	 * the namespace, which bpfilter.ko does (BPFILTER_TABLE_CONNTRACK).
+	 */
+	{
+		.name		= "state",
+		.family		= NFPROTO_UNSPEC,
+		.size		= sizeof(struct xt_state_info),
+	},
+	{
+		.name		= "conntrack",
+		.revision	= 1,
+		.family		= NFPROTO_UNSPEC,
+		.size		= sizeof(struct xt_conntrack_mtinfo1),
+	},
+	{
+		.name		= "conntrack",
+		.revision	= 2,
+		.family		= NFPROTO_UNSPEC,
+		.size		= sizeof(struct xt_conntrack_mtinfo2),
+	},
+	{
+		.name		= "conntrack",
+		.revision	= 3,
+		.family		= NFPROTO_UNSPEC,
+		.size		= sizeof(struct xt_conntrack_mtinfo3),
 	},
 	{
 		.name		= "multiport",

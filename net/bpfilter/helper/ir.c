@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "msg.h"
 
 #define EXT_DATA	sizeof(struct xt_entry_match)
 
@@ -61,7 +62,24 @@ static int index_of(const unsigned int *offsets, unsigned int n,
 	return -EINVAL;
 }
 
-static int add_match(struct bf_rule *r, const struct xt_entry_match *m)
+/* conntrack_mt() with --ctstate alone, NAT states excluded */
+static int add_conntrack(struct bf_match *bm, const struct xt_entry_match *m)
+{
+	const struct xt_conntrack_mtinfo3 *info = (const void *)m->data;
+
+	if (m->u.user.revision != 3 || info->match_flags != XT_CONNTRACK_STATE ||
+	    info->state_mask & (XT_CONNTRACK_STATE_SNAT |
+				XT_CONNTRACK_STATE_DNAT))
+		return BF_FALLBACK;
+	bm->kind = BF_MATCH_CTSTATE;
+	bm->ctstate.mask = info->state_mask;
+	bm->ctstate.untracked = XT_CONNTRACK_STATE_UNTRACKED;
+	bm->ctstate.invert = info->invert_flags & XT_CONNTRACK_STATE;
+	return 0;
+}
+
+static int add_match(struct bf_ir *ir, struct bf_rule *r,
+		     const struct xt_entry_match *m)
 {
 	const char *name = m->u.user.name;
 	const void *data = (const char *)m + EXT_DATA;
@@ -97,6 +115,17 @@ static int add_match(struct bf_rule *r, const struct xt_entry_match *m)
 	} else if (!strcmp(name, "multiport")) {
 		bm->kind = BF_MATCH_MULTIPORT;
 		memcpy(&bm->multiport, data, sizeof(bm->multiport));
+	} else if (!strcmp(name, "state")) {
+		const struct xt_state_info *info = data;
+
+		bm->kind = BF_MATCH_CTSTATE;
+		bm->ctstate.mask = info->statemask;
+		bm->ctstate.untracked = XT_STATE_UNTRACKED;
+		ir->conntrack = true;
+	} else if (!strcmp(name, "conntrack")) {
+		if (add_conntrack(bm, m))
+			return BF_FALLBACK;
+		ir->conntrack = true;
 	} else {
 		return BF_FALLBACK;
 	}
@@ -104,7 +133,7 @@ static int add_match(struct bf_rule *r, const struct xt_entry_match *m)
 	return 0;
 }
 
-static int add_target(struct bf_rule *r, __u8 family,
+static int add_target(struct bf_ir *ir, struct bf_rule *r,
 		      const struct xt_entry_target *t, bool go_to,
 		      const unsigned int *offsets, unsigned int n)
 {
@@ -113,6 +142,19 @@ static int add_target(struct bf_rule *r, __u8 family,
 
 	if (!strcmp(name, XT_ERROR_TARGET)) {
 		r->action = BF_ERROR;
+		return 0;
+	}
+	/* ipt_reject_info and ip6t_reject_info: a __u32, "with" */
+	if (!strcmp(name, "REJECT")) {
+		r->action = BF_REJECT;
+		memcpy(&r->reject, t->data, sizeof(r->reject));
+		ir->targets |= BPFILTER_TABLE_REJECT;
+		return 0;
+	}
+	if (!strcmp(name, "LOG")) {
+		r->action = BF_LOG;
+		memcpy(&r->log, t->data, sizeof(r->log));
+		ir->targets |= BPFILTER_TABLE_LOG;
 		return 0;
 	}
 	if (strcmp(name, XT_STANDARD_TARGET))
@@ -180,7 +222,7 @@ static int add_rule(struct bf_ir *ir, struct bf_rule *r,
 		return -ENOMEM;
 	for (off = entry_size(ir->family); off < to; off += m->u.match_size) {
 		m = (const void *)(e + off);
-		err = add_match(r, m);
+		err = add_match(ir, r, m);
 		if (err)
 			return err;
 	}
@@ -198,8 +240,8 @@ static int add_rule(struct bf_ir *ir, struct bf_rule *r,
 		r->ip = v4(e)->ip;
 		go_to = r->ip.flags & IPT_F_GOTO;
 	}
-	return add_target(r, ir->family, (const void *)(e + to), go_to,
-			  offsets, ir->nrules);
+	return add_target(ir, r, (const void *)(e + to), go_to, offsets,
+			  ir->nrules);
 }
 
 /**

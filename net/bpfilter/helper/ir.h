@@ -3,11 +3,15 @@
 #define _BPFILTER_IR_H
 
 #include <linux/netfilter.h>
+#include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_LOG.h>
+#include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
@@ -24,6 +28,7 @@
  * @BF_MATCH_LENGTH: xt_length_info
  * @BF_MATCH_IPRANGE: xt_iprange_mtinfo
  * @BF_MATCH_MULTIPORT: xt_multiport_v1
+ * @BF_MATCH_CTSTATE: the state match, or conntrack's --ctstate alone
  */
 enum bf_match_kind {
 	BF_MATCH_TCP,
@@ -34,6 +39,19 @@ enum bf_match_kind {
 	BF_MATCH_LENGTH,
 	BF_MATCH_IPRANGE,
 	BF_MATCH_MULTIPORT,
+	BF_MATCH_CTSTATE,
+};
+
+/**
+ * struct bf_ctstate - what state_mt() and conntrack_mt() test of the state
+ * @mask: the states that match (XT_STATE_* or XT_CONNTRACK_STATE_*)
+ * @untracked: the bit of an untracked packet in @mask
+ * @invert: conntrack's ! --ctstate
+ */
+struct bf_ctstate {
+	__u16 mask;
+	__u16 untracked;
+	bool invert;
 };
 
 /**
@@ -47,6 +65,7 @@ enum bf_match_kind {
  * @length: for BF_MATCH_LENGTH
  * @iprange: for BF_MATCH_IPRANGE
  * @multiport: for BF_MATCH_MULTIPORT
+ * @ctstate: for BF_MATCH_CTSTATE
  */
 struct bf_match {
 	enum bf_match_kind kind;
@@ -59,6 +78,7 @@ struct bf_match {
 		struct xt_length_info length;
 		struct xt_iprange_mtinfo iprange;
 		struct xt_multiport_v1 multiport;
+		struct bf_ctstate ctstate;
 	};
 };
 
@@ -70,6 +90,8 @@ struct bf_match {
  * @BF_JUMP: to another entry, which is pushed (see ipt_do_table())
  * @BF_GOTO: to another entry, without a push
  * @BF_ERROR: an ERROR entry: xt_error's verdict, a drop
+ * @BF_REJECT: REJECT: an answer, then a drop
+ * @BF_LOG: LOG, then on to the next entry
  */
 enum bf_action {
 	BF_ACCEPT,
@@ -78,6 +100,8 @@ enum bf_action {
 	BF_JUMP,
 	BF_GOTO,
 	BF_ERROR,
+	BF_REJECT,
+	BF_LOG,
 };
 
 /**
@@ -88,6 +112,8 @@ enum bf_action {
  * @nmatches: their number
  * @action: enum bf_action
  * @jump: for BF_JUMP and BF_GOTO, the index of the entry jumped to
+ * @reject: for BF_REJECT, ipt_reject_info.with or ip6t_reject_info.with
+ * @log: for BF_LOG, the target's data
  */
 struct bf_rule {
 	union {
@@ -98,6 +124,8 @@ struct bf_rule {
 	unsigned int nmatches;
 	enum bf_action action;
 	unsigned int jump;
+	__u32 reject;
+	struct xt_log_info log;
 };
 
 /**
@@ -109,6 +137,8 @@ struct bf_rule {
  * @underflow: index of the policy of each hook
  * @valid_hooks: the hooks the table is for
  * @stacksize: ip_tables' jump stack size: deeper jumps drop the packet
+ * @conntrack: a rule looks at the conntrack state: it must be active
+ * @targets: BPFILTER_TABLE_REJECT and BPFILTER_TABLE_LOG, the kfuncs used
  */
 struct bf_ir {
 	__u8 family;
@@ -118,6 +148,8 @@ struct bf_ir {
 	unsigned int underflow[NF_INET_NUMHOOKS];
 	unsigned int valid_hooks;
 	unsigned int stacksize;
+	bool conntrack;
+	__u32 targets;
 };
 
 int bf_ir_build(__u8 family, const void *entries,

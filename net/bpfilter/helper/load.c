@@ -58,6 +58,53 @@ static int struct_member(const struct btf *btf, const char *type,
 	return member_off(btf, id, name, off);
 }
 
+/* An fd of the BTF of the module @name, or a negative errno. */
+static int module_btf_fd(const char *name)
+{
+	struct bpf_btf_info info;
+	char buf[64];
+	__u32 id = 0, len;
+	int fd;
+
+	while (!bpf_btf_get_next_id(id, &id)) {
+		fd = bpf_btf_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.name = (__u64)(unsigned long)buf;
+		info.name_len = sizeof(buf);
+		len = sizeof(info);
+		if (!bpf_btf_get_info_by_fd(fd, &info, &len) &&
+		    info.kernel_btf && !strcmp(buf, name))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+/*
+ * bpfilter.ko's kfuncs for REJECT and LOG; without them (the helper's
+ * code run on its own, in tests) those targets stay ip_tables'.
+ */
+static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
+{
+	struct btf *btf = btf__load_module_btf("bpfilter", (struct btf *)vmlinux);
+
+	k->reject = -1;
+	k->log = -1;
+	k->module_fd = -1;
+	if (libbpf_get_error(btf))
+		return;
+	k->module_fd = module_btf_fd("bpfilter");
+	if (k->module_fd >= 0) {
+		k->reject = btf__find_by_name_kind(btf, "bpfilter_reject",
+						   BTF_KIND_FUNC);
+		k->log = btf__find_by_name_kind(btf, "bpfilter_log",
+						BTF_KIND_FUNC);
+	}
+	btf__free(btf);
+}
+
 static int read_btf(struct bf_btf *k)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -66,6 +113,7 @@ static int read_btf(struct bf_btf *k)
 	err = libbpf_get_error(btf);
 	if (err)
 		return err;
+	read_module_btf(btf, k);
 	k->dynptr_from_skb = btf__find_by_name_kind(btf, "bpf_dynptr_from_skb",
 						    BTF_KIND_FUNC);
 	err = k->dynptr_from_skb < 0 ? k->dynptr_from_skb : 0;
@@ -78,6 +126,7 @@ static int read_btf(struct bf_btf *k)
 	err = err ?: struct_member(btf, "net_device", "name", &k->dev_name);
 	err = err ?: struct_member(btf, "sk_buff", "len", &k->skb_len);
 	err = err ?: struct_member(btf, "sk_buff", "mark", &k->skb_mark);
+	err = err ?: struct_member(btf, "sk_buff", "_nfct", &k->skb_nfct);
 	btf__free(btf);
 	return err;
 }
@@ -108,14 +157,17 @@ static void print_log(const char *log, unsigned int insns, int err)
 }
 
 static int load_code(const struct bf_code *code, struct bf_prog *prog,
-		     __u8 family)
+		     __u8 family, const struct bf_btf *btf)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_NETFILTER);
+	int fd_array[BF_MODULE_BTF + 1] = { [BF_MODULE_BTF] = btf->module_fd };
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
 	char *log;
 	int fd, err;
 
+	if (btf->module_fd >= 0)
+		opts.fd_array = fd_array;
 	fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER,
 			   family == NFPROTO_IPV6 ? "bpfilter_ipv6" :
 						    "bpfilter_ipv4",
@@ -180,7 +232,7 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *prog)
 		err = BF_FALLBACK;
 	}
 	if (!err) {
-		err = load_code(&code, prog, ir->family);
+		err = load_code(&code, prog, ir->family, btf);
 		/* The verifier's limits, or a bug: ip_tables serves it. */
 		if (err == -E2BIG || err == -ENOSPC || err == -EINVAL ||
 		    err == -EACCES)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/netfilter/nf_conntrack_common.h>
 
 #include "match.h"
 
@@ -110,6 +111,9 @@ bool bf_rule_never(__u8 family, const struct bf_rule *r)
 			   ip->invflags & IPT_INV_VIA_OUT) ||
 	       (!(ip->flags & IPT_F_FRAG) && (ip->invflags & IPT_INV_FRAG));
 }
+
+#define NFCT_INFOMASK	7	/* of skb->_nfct, as in linux/skbuff.h */
+#define CT_UNTRACKED	7	/* IP_CT_UNTRACKED, which uapi hides */
 
 #define L3(field)	(S_L3 + (int)offsetof(struct iphdr, field))
 #define L3_6(field)	(S_L3 + (int)offsetof(struct ipv6hdr, field))
@@ -427,6 +431,32 @@ static void emit_multiport(struct bf_emit *e,
 	bf_gotol(e, fail);
 }
 
+/*
+ * state_mt() and the state part of conntrack_mt(): the bit of the state
+ * nf_ct_get() finds, as NF_CT_STATE_BIT() makes it, against the mask.
+ */
+static void emit_ctstate(struct bf_emit *e, const struct bf_ctstate *st,
+			 int fail)
+{
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_NFCT));
+	bf_emit(e, BPF_MOV64_REG(R2, R1));
+	bf_emit(e, BPF_ALU64_IMM(BPF_AND, R2, NFCT_INFOMASK));
+	bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, ~NFCT_INFOMASK));
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R1, 0, 6));
+	bf_emit(e, BPF_MOV64_REG(R3, R2));
+	bf_emit(e, BPF_ALU64_IMM(BPF_MOD, R3, IP_CT_IS_REPLY));
+	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R3, 1));
+	bf_emit(e, BPF_MOV64_IMM(R1, 1));
+	bf_emit(e, BPF_ALU64_REG(BPF_LSH, R1, R3));
+	bf_emit(e, BPF_JMP_IMM(BPF_JA, 0, 0, 3));
+	/* No entry: untracked, or invalid */
+	bf_emit(e, BPF_MOV64_IMM(R1, XT_STATE_INVALID));
+	bf_emit(e, BPF_JMP_IMM(BPF_JNE, R2, CT_UNTRACKED, 1));
+	bf_emit(e, BPF_MOV64_IMM(R1, st->untracked));
+	bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, st->mask));
+	bf_jmp(e, BPF_JMP_IMM(st->invert ? BPF_JNE : BPF_JEQ, R1, 0, 0), fail);
+}
+
 static bool emit_match(struct bf_emit *e, __u8 family,
 		       const struct bf_match *m, int fail)
 {
@@ -454,6 +484,9 @@ static bool emit_match(struct bf_emit *e, __u8 family,
 		return true;
 	case BF_MATCH_MULTIPORT:
 		emit_multiport(e, &m->multiport, fail);
+		return true;
+	case BF_MATCH_CTSTATE:
+		emit_ctstate(e, &m->ctstate, fail);
 		return true;
 	}
 	e->err = e->err ?: -EINVAL;

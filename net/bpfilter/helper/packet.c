@@ -220,6 +220,8 @@ void bf_emit_prologue(struct bf_emit *e, __u8 family,
 	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_LEN));
 	bf_emit(e, BPF_LDX_MEM(BPF_W, R1, SKB, btf->skb_mark));
 	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_MARK));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, SKB, btf->skb_nfct));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_NFCT));
 	emit_dev(e, btf, btf->state_in, S_IN);
 	emit_dev(e, btf, btf->state_out, S_OUT);
 

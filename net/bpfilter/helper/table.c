@@ -32,6 +32,7 @@ struct bf_table {
 	struct bf_table_info info;
 	void *entries;
 	struct bf_prog prog;
+	bool conntrack;
 };
 
 /* Chained on the namespace cookie; a few tables per namespace. */
@@ -175,6 +176,7 @@ static int bf_compile(struct bf_table *t)
 	err = bf_ir_build(t->family, t->entries, &t->info, &ir);
 	if (!err)
 		err = bf_load(&ir, &t->prog);
+	t->conntrack = ir.conntrack;
 	bf_ir_free(&ir);
 	return err;
 }
@@ -220,6 +222,8 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 	if (bf_initial(t))
 		out->reply->flags |= BPFILTER_TABLE_INITIAL;
 	out->reply->prog_id = t->prog.prog_id;
+	if (t->conntrack)
+		out->reply->flags |= BPFILTER_TABLE_CONNTRACK;
 	t->next = *p ? (*p)->next : NULL;
 	if (*p)
 		bf_free(*p);

@@ -159,6 +159,52 @@ test_user_chain()
 	ip netns exec "$server" "$ipt" -X udpin
 }
 
+# refused ADDR PROTO PORT: the client's connection or datagram to the
+# server is refused (a TCP reset, or an ICMP port unreachable).
+refused()
+{
+	ip netns exec "$client" $PY -c '
+import socket, sys
+addr, proto, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_STREAM if proto == "tcp" else
+                  socket.SOCK_DGRAM)
+s.settimeout(5)
+try:
+    s.connect((addr, port))
+    s.send(b"x")
+    s.recv(10)
+except ConnectionRefusedError:
+    sys.exit(0)
+except OSError as e:
+    print(e)
+sys.exit(1)
+' "$1" "$2" "$3"
+}
+
+test_reject_log()
+{
+	local ipt=$1 addr=$2 prefix c
+
+	prefix="bpfilter-test-$RANDOM: "
+	ip netns exec "$server" "$ipt" -A INPUT -p tcp --dport 5010 \
+		-j REJECT --reject-with tcp-reset
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5011 \
+		-j LOG --log-prefix "$prefix"
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5011 -j REJECT
+	check "$ipt: REJECT --reject-with tcp-reset refuses a connection" \
+		refused "$addr" tcp 5010
+	check "$ipt: REJECT refuses a datagram (port unreachable)" \
+		refused "$addr" udp 5011
+	c=$(counters "$server" "$ipt" INPUT 1)
+	check "$ipt: REJECT rule counted the SYN ($c)" [ "${c%% *}" = 1 ]
+	c=$(counters "$server" "$ipt" INPUT 2)
+	check "$ipt: LOG rule counted the datagram ($c)" [ "${c%% *}" = 1 ]
+	check "$ipt: LOG wrote the packet to the kernel log" \
+		grep -q "$prefix" <(dmesg)
+	ip netns exec "$server" "$ipt" -F INPUT
+}
+
 # The text iptables-save prints for a ruleset built by commands.
 test_save()
 {
@@ -192,6 +238,10 @@ test_udp_drop iptables-legacy 10.0.1.2 20
 test_udp_drop ip6tables-legacy dead:1::2 40
 test_user_chain iptables-legacy 10.0.1.2
 test_user_chain ip6tables-legacy dead:1::2
+# LOG writes from other namespaces than the first only if told to.
+sysctl -qw net.netfilter.nf_log_all_netns=1
+test_reject_log iptables-legacy 10.0.1.2
+test_reject_log ip6tables-legacy dead:1::2
 test_save iptables-legacy iptables-legacy-save 10.0.0.0/8
 test_save ip6tables-legacy ip6tables-legacy-save dead:2::/64
 

@@ -33,6 +33,12 @@ DST6 = ['2001:db8::2', '2001:db8::1:1', '2001:db9::1', '2002::1']
 SRC6 = ['2001:db9::1', '2001:db9::2', '2002::1', '2002::2:1']
 PORTS = [0, 1, 22, 53, 80, 443, 1023, 1024, 8080, 65535]
 IFACES = ['vb', 'vc', 'v+', 'lo', 'x+']
+REJECT4 = ['icmp-net-unreachable', 'icmp-host-unreachable',
+           'icmp-port-unreachable', 'icmp-proto-unreachable',
+           'icmp-net-prohibited', 'icmp-host-prohibited',
+           'icmp-admin-prohibited']
+REJECT6 = ['icmp6-no-route', 'icmp6-adm-prohibited',
+           'icmp6-addr-unreachable', 'icmp6-port-unreachable']
 
 
 class netns:
@@ -170,6 +176,14 @@ def match(r, v6, chain):
     if r.random() < .1:
         m.append('-m mark ' + neg(r, '--mark') +
                  r.choice(['0', '1', '5/0xff', '4/4', '0/0']))
+    if r.random() < .15:
+        states = ','.join(r.sample(['NEW', 'ESTABLISHED', 'RELATED',
+                                    'INVALID', 'UNTRACKED'],
+                                   r.randint(1, 3)))
+        if r.random() < .5:
+            m.append(f'-m state --state {states}')
+        else:
+            m.append(f'-m conntrack {neg(r, "--ctstate")}{states}')
     if r.random() < .1:
         a, b = sorted([r.randint(20, 200), r.randint(20, 200)])
         m.append(f'-m length {neg(r, "--length")}{a}:{b}')
@@ -194,13 +208,22 @@ def ruleset(r, v6):
     for c in ['INPUT', 'FORWARD', 'OUTPUT'] + chains:
         later = chains[chains.index(c) + 1:] if c in chains else chains
         for _ in range(r.randint(0, 8)):
-            t = r.choice(['ACCEPT', 'DROP', 'RETURN', 'jump', 'goto', ''])
+            t = r.choice(['ACCEPT', 'DROP', 'RETURN', 'jump', 'goto', '',
+                          'REJECT', 'LOG'])
+            m = match(r, v6, c)
             if t in ('jump', 'goto'):
                 t = (('-g ' if t == 'goto' else '-j ') + r.choice(later)
                      if later else '-j DROP')
+            elif t == 'REJECT':
+                t = '-j REJECT --reject-with ' + r.choice(
+                    (REJECT6 if v6 else REJECT4) +
+                    (['tcp-reset'] if '-p tcp' in m and '! -p tcp' not in m
+                     else []))
+            elif t == 'LOG':
+                t = '-j LOG --log-prefix x'
             elif t:
                 t = '-j ' + t
-            lines.append(f'-A {c} {match(r, v6, c)} {t}')
+            lines.append(f'-A {c} {m} {t}')
     lines.append('COMMIT')
     return '\n'.join(lines) + '\n'
 

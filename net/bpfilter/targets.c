@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The REJECT and LOG targets for the helper's programs: kfuncs that run
+ * the kernel's own targets (ipt_REJECT, ip6t_REJECT, xt_LOG), so that a
+ * rejected or logged packet gets what ip_tables would give it.
+ *
+ * A table with such a target makes the module find the target (which
+ * loads its module, held until bpfilter goes), and, for LOG, hold the
+ * logger as xt_LOG's checkentry does, while the table is in force.
+ */
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_LOG.h>
+#include <linux/netfilter_ipv4/ipt_REJECT.h>
+#include <linux/netfilter_ipv6/ip6t_REJECT.h>
+#include <net/netfilter/nf_log.h>
+
+#include "bpfilter.h"
+
+enum {
+	BPFILTER_REJECT,
+	BPFILTER_LOG,
+	BPFILTER_NTARGETS,
+};
+
+static const char *const bpfilter_target_name[BPFILTER_NTARGETS] = {
+	[BPFILTER_REJECT] = "REJECT",
+	[BPFILTER_LOG] = "LOG",
+};
+
+/* Found on first use, under bpfilter_targets_lock, then never changed. */
+static struct xt_target *bpfilter_targets[BPFILTER_NFAMILIES][BPFILTER_NTARGETS];
+static DEFINE_MUTEX(bpfilter_targets_lock);
+
+static u8 bpfilter_pf(int family)
+{
+	return family == BPFILTER_IPV6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+}
+
+static int bpfilter_find_target(int family, int which)
+{
+	struct xt_target *t;
+	int err = 0;
+
+	mutex_lock(&bpfilter_targets_lock);
+	if (!READ_ONCE(bpfilter_targets[family][which])) {
+		t = xt_request_find_target(bpfilter_pf(family),
+					   bpfilter_target_name[which], 0);
+		if (IS_ERR(t))
+			err = PTR_ERR(t);
+		else
+			WRITE_ONCE(bpfilter_targets[family][which], t);
+	}
+	mutex_unlock(&bpfilter_targets_lock);
+	return err;
+}
+
+/**
+ * bpfilter_targets_get - what a table's REJECT and LOG targets need
+ * @family: BPFILTER_IPV4 or BPFILTER_IPV6
+ * @flags: BPFILTER_TABLE_REJECT and BPFILTER_TABLE_LOG of the table
+ *
+ * Context: Process context; may load modules.
+ * Return: 0 or a negative errno, as ip_tables gives for the target.
+ */
+int bpfilter_targets_get(int family, u32 flags)
+{
+	int err = 0;
+
+	if (flags & BPFILTER_TABLE_REJECT)
+		err = bpfilter_find_target(family, BPFILTER_REJECT);
+	if (!err && (flags & BPFILTER_TABLE_LOG)) {
+		err = bpfilter_find_target(family, BPFILTER_LOG);
+		/* log_tg_check() */
+		if (!err && nf_logger_find_get(bpfilter_pf(family),
+					       NF_LOG_TYPE_LOG)) {
+			request_module("nf_log_syslog");
+			err = nf_logger_find_get(bpfilter_pf(family),
+						 NF_LOG_TYPE_LOG);
+		}
+	}
+	return err;
+}
+
+/**
+ * bpfilter_targets_put - undoes bpfilter_targets_get()
+ * @family: BPFILTER_IPV4 or BPFILTER_IPV6
+ * @flags: the flags given to bpfilter_targets_get()
+ */
+void bpfilter_targets_put(int family, u32 flags)
+{
+	if (flags & BPFILTER_TABLE_LOG)
+		nf_logger_put(bpfilter_pf(family), NF_LOG_TYPE_LOG);
+}
+
+static void bpfilter_run_target(struct sk_buff *skb,
+				const struct nf_hook_state *state, int which,
+				const void *info)
+{
+	int family = state->pf == NFPROTO_IPV6 ? BPFILTER_IPV6 : BPFILTER_IPV4;
+	struct xt_target *t = READ_ONCE(bpfilter_targets[family][which]);
+	struct xt_action_param par = {
+		.state = state,
+		.target = t,
+		.targinfo = info,
+	};
+
+	/* A program with the target runs only once it was found. */
+	if (t)
+		t->target(skb, &par);
+}
+
+__bpf_kfunc_start_defs();
+
+/**
+ * bpfilter_reject - the REJECT target
+ * @skb: the packet, which the program then drops
+ * @state: its hook state
+ * @with: ipt_reject_info.with or ip6t_reject_info.with
+ */
+__bpf_kfunc void bpfilter_reject(struct sk_buff *skb,
+				 const struct nf_hook_state *state, u32 with)
+{
+	struct ipt_reject_info info4 = { .with = with };
+	struct ip6t_reject_info info6 = { .with = with };
+
+	bpfilter_run_target(skb, state, BPFILTER_REJECT,
+			    state->pf == NFPROTO_IPV6 ? (void *)&info6 :
+							(void *)&info4);
+}
+
+/**
+ * bpfilter_log - the LOG target
+ * @skb: the packet
+ * @state: its hook state
+ * @info: struct xt_log_info of the rule
+ * @info__sz: its size
+ */
+__bpf_kfunc void bpfilter_log(struct sk_buff *skb,
+			      const struct nf_hook_state *state,
+			      const void *info, u32 info__sz)
+{
+	struct xt_log_info li;
+
+	if (info__sz != sizeof(li))
+		return;
+	memcpy(&li, info, sizeof(li));
+	li.prefix[sizeof(li.prefix) - 1] = '\0';
+	bpfilter_run_target(skb, state, BPFILTER_LOG, &li);
+}
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(bpfilter_kfunc_ids)
+BTF_ID_FLAGS(func, bpfilter_reject, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpfilter_log, KF_TRUSTED_ARGS)
+BTF_KFUNCS_END(bpfilter_kfunc_ids)
+
+static const struct btf_kfunc_id_set bpfilter_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &bpfilter_kfunc_ids,
+};
+
+/**
+ * bpfilter_targets_init - makes the kfuncs known to netfilter programs
+ *
+ * Return: 0 or a negative errno.
+ */
+int bpfilter_targets_init(void)
+{
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_NETFILTER,
+					 &bpfilter_kfunc_set);
+}
+
+/* The targets found go: no program of the module runs any more. */
+void bpfilter_targets_exit(void)
+{
+	int i, j;
+
+	for (i = 0; i < BPFILTER_NFAMILIES; i++)
+		for (j = 0; j < BPFILTER_NTARGETS; j++)
+			if (bpfilter_targets[i][j])
+				module_put(bpfilter_targets[i][j]->me);
+}
