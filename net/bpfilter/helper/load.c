@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -16,7 +17,7 @@
 #include "codegen.h"
 #include "load.h"
 
-#define LOG_SIZE	0x100000
+#define LOG_SIZE	0x10000
 
 static struct bf_btf bf_btf;
 static int bf_btf_err = 1;	/* not read yet */
@@ -152,10 +153,15 @@ static void print_log(const char *log, unsigned int insns, int err)
 	while (p > log && lines < 4)
 		if (*--p == '\n' && p + 1 < end)
 			lines++;
-	fprintf(stderr, "program of %u instructions not loaded (%d):\n%s\n",
-		insns, err, p);
+	fprintf(stderr, "program of %u instructions %s (%d): %s\n", insns,
+		err ? "refused, ip_tables serves the table" : "loaded", err,
+		p);
 }
 
+/*
+ * The verifier's statistics (BPF_LOG_STATS) cost nothing much, and come
+ * with its last words when it refuses a program.
+ */
 static int load_code(const struct bf_code *code, struct bf_prog *prog,
 		     __u8 family, const struct bf_btf *btf)
 {
@@ -166,29 +172,23 @@ static int load_code(const struct bf_code *code, struct bf_prog *prog,
 	char *log;
 	int fd, err;
 
+	log = calloc(1, LOG_SIZE);
+	if (!log)
+		return -ENOMEM;
+	opts.log_buf = log;
+	opts.log_size = LOG_SIZE;
+	opts.log_level = 4;	/* BPF_LOG_STATS */
 	if (btf->module_fd >= 0)
 		opts.fd_array = fd_array;
 	fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER,
 			   family == NFPROTO_IPV6 ? "bpfilter_ipv6" :
 						    "bpfilter_ipv4",
 			   "GPL", code->insns, code->len, &opts);
-	if (fd < 0) {
-		/* Again, to say why. */
-		err = fd;
-		log = calloc(1, LOG_SIZE);
-		if (!log)
-			return err;
-		opts.log_buf = log;
-		opts.log_size = LOG_SIZE;
-		opts.log_level = 1;
-		fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER, "bpfilter", "GPL",
-				   code->insns, code->len, &opts);
-		print_log(log, code->len, err);
-		free(log);
-		if (fd >= 0)
-			close(fd);
-		return err;
-	}
+	if (fd < 0 || getenv("BPFILTER_VERIFIER_STATS"))
+		print_log(log, code->len, fd < 0 ? fd : 0);
+	free(log);
+	if (fd < 0)
+		return fd;
 	err = bpf_prog_get_info_by_fd(fd, &info, &len);
 	if (err) {
 		close(fd);
@@ -233,9 +233,8 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *prog)
 	}
 	if (!err) {
 		err = load_code(&code, prog, ir->family, btf);
-		/* The verifier's limits, or a bug: ip_tables serves it. */
-		if (err == -E2BIG || err == -ENOSPC || err == -EINVAL ||
-		    err == -EACCES)
+		/* The verifier's limits (it said which): ip_tables serves it. */
+		if (err < 0 && err != -ENOMEM)
 			err = BF_FALLBACK;
 	}
 	free(code.insns);
