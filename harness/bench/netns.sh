@@ -2,15 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # run.sh's namespace. Usage: netns.sh BENCH RULES PACKETS ROUNDS
 set -euo pipefail
+source "$(cd "$(dirname "$0")" && pwd)/../translate/lib.sh"
 bench=$1 rules=$2 packets=$3 rounds=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ip link set lo up
-sysctl -qw net.ipv6.conf.default.addr_gen_mode=1
-ip link add d0 type veth peer name d1
-ip link set d0 arp off up
-ip route add default dev d0
-ip -6 route add default dev d0
+setup_netns
 
 # RULES rules of OUTPUT, none of which matches what bench sends.
 table() {
