@@ -62,12 +62,16 @@ static int index_of(const unsigned int *offsets, unsigned int n,
 	return -EINVAL;
 }
 
-/* conntrack_mt() with --ctstate alone, NAT states excluded */
+/*
+ * conntrack_mt() with --ctstate alone, NAT states excluded; iptables'
+ * -m state comes as such a match, marked as an alias.
+ */
 static int add_conntrack(struct bf_match *bm, const struct xt_entry_match *m)
 {
 	const struct xt_conntrack_mtinfo3 *info = (const void *)m->data;
+	__u16 flags = info->match_flags & ~XT_CONNTRACK_STATE_ALIAS;
 
-	if (m->u.user.revision != 3 || info->match_flags != XT_CONNTRACK_STATE ||
+	if (m->u.user.revision != 3 || flags != XT_CONNTRACK_STATE ||
 	    info->state_mask & (XT_CONNTRACK_STATE_SNAT |
 				XT_CONNTRACK_STATE_DNAT))
 		return BF_FALLBACK;

@@ -33,6 +33,7 @@ struct bf_table {
 	void *entries;
 	struct bf_prog prog;
 	bool conntrack;
+	__u32 targets;
 };
 
 /* Chained on the namespace cookie; a few tables per namespace. */
@@ -177,6 +178,7 @@ static int bf_compile(struct bf_table *t)
 	if (!err)
 		err = bf_load(&ir, &t->prog);
 	t->conntrack = ir.conntrack;
+	t->targets = ir.targets;
 	bf_ir_free(&ir);
 	return err;
 }
@@ -224,6 +226,8 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 	out->reply->prog_id = t->prog.prog_id;
 	if (t->conntrack)
 		out->reply->flags |= BPFILTER_TABLE_CONNTRACK;
+	/* What the kernel must hold for the kfuncs of REJECT and LOG */
+	out->reply->flags |= t->targets;
 	t->next = *p ? (*p)->next : NULL;
 	if (*p)
 		bf_free(*p);

@@ -57,12 +57,12 @@ ip -net "$server" addr add dead:1::2/64 dev veth0 nodad
 ip -net "$client" link set veth0 up
 ip -net "$server" link set veth0 up
 
-# send_recv ADDR PORT N: N datagrams from client to server; prints how
-# many arrived. Delivery over veth is done when the sender returns; the
+# send_recv ADDR PORT N [GAP]: N datagrams from client to server, GAP
+# seconds apart; prints how many arrived. Delivery over veth is done when the sender returns; the
 # receiver then drains its socket and stops.
 send_recv()
 {
-	local addr=$1 port=$2 n=$3 pid
+	local addr=$1 port=$2 n=$3 gap=${4:-0} pid
 
 	rm -f "$tmp.stop"
 	ip netns exec "$server" $PY -c '
@@ -91,13 +91,15 @@ print(got)
 		return
 	fi
 	ip netns exec "$client" $PY -c '
-import socket, sys
-addr, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+import socket, sys, time
+addr, port, n, gap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
+    float(sys.argv[4])
 fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
 s = socket.socket(fam, socket.SOCK_DGRAM)
 for i in range(n):
     s.sendto(b"x" * 72, (addr, port))
-' "$addr" "$port" "$n"
+    time.sleep(gap)
+' "$addr" "$port" "$n" "$gap"
 	touch "$tmp.stop"
 	wait $pid
 	tail -n 1 "$tmp"
@@ -205,6 +207,61 @@ test_reject_log()
 	ip netns exec "$server" "$ipt" -F INPUT
 }
 
+# Two tables that drop udp to 5020, the second from a user chain, replace
+# each other while datagrams flow: a packet sees one of them whole, so none
+# gets through (with no table in force, or a mix, one would).
+test_replace_under_traffic()
+{
+	local ipt=$1 addr=$2 got swaps
+
+	printf '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -p udp --dport 5020 -j DROP\nCOMMIT\n' \
+		>"$tmp.a"
+	printf '*filter\n:INPUT ACCEPT [0:0]\n:c - [0:0]\n-A INPUT -p udp -j c\n-A c -p udp --dport 5020 -j DROP\nCOMMIT\n' \
+		>"$tmp.b"
+	ip netns exec "$server" "$ipt-restore" <"$tmp.a"
+	rm -f "$tmp.swapstop" "$tmp.swaps"
+	(
+		while [ ! -e "$tmp.swapstop" ]; do
+			ip netns exec "$server" "$ipt-restore" <"$tmp.b" &&
+			ip netns exec "$server" "$ipt-restore" <"$tmp.a" &&
+			echo >>"$tmp.swaps"
+		done
+	) &
+	got=$(send_recv "$addr" 5020 300 0.02)
+	touch "$tmp.swapstop"
+	wait $!
+	swaps=$(wc -l <"$tmp.swaps")
+	check "$ipt: no datagram passes while tables replace each other (got $got, $((2 * swaps)) replaces)" \
+		[ "$got" = 0 -a "$swaps" -ge 1 ]
+	ip netns exec "$server" "$ipt" -F
+	ip netns exec "$server" "$ipt" -X
+}
+
+# With bpfilter, its helper killed: the rules stay in force, and the next
+# change starts a new helper that takes the table over.
+test_helper_killed()
+{
+	local ipt=$1 addr=$2 got
+
+	if ! ip netns exec "$server" test -e /proc/net/bpfilter; then
+		echo "SKIP: $ipt: killing bpfilter_umh: bpfilter not loaded"
+		return
+	fi
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5030 -j DROP
+	pkill -9 -x bpfilter_umh
+	# Gone, or a zombie at most: no request can reach it.
+	slowwait 10 sh -c 'for p in $(pgrep -x bpfilter_umh); do
+		grep -q "^State:[[:space:]]*Z" /proc/$p/status || exit 1
+	done'
+	got=$(send_recv "$addr" 5030 10)
+	check "$ipt: with the helper killed, the DROP rule still drops (got $got)" \
+		[ "$got" = 0 ]
+	ip netns exec "$server" "$ipt" -D INPUT 1
+	got=$(send_recv "$addr" 5030 10)
+	check "$ipt: a new helper takes the table over, -D works (got $got)" \
+		[ "$got" = 10 ]
+}
+
 # The text iptables-save prints for a ruleset built by commands.
 test_save()
 {
@@ -242,6 +299,10 @@ test_user_chain ip6tables-legacy dead:1::2
 sysctl -qw net.netfilter.nf_log_all_netns=1
 test_reject_log iptables-legacy 10.0.1.2
 test_reject_log ip6tables-legacy dead:1::2
+test_replace_under_traffic iptables-legacy 10.0.1.2
+test_replace_under_traffic ip6tables-legacy dead:1::2
+test_helper_killed iptables-legacy 10.0.1.2
+test_helper_killed ip6tables-legacy dead:1::2
 test_save iptables-legacy iptables-legacy-save 10.0.0.0/8
 test_save ip6tables-legacy ip6tables-legacy-save dead:2::/64
 

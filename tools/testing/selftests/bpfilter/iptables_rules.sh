@@ -4,8 +4,8 @@
 # The rule editing commands of iptables-legacy and ip6tables-legacy, and the
 # exact text iptables-save prints after them. The golden texts below are
 # what ip_tables prints; bpfilter must print the same. Tables with
-# extensions bpfilter does not serve (limit, LOG, REJECT) and the nat table
-# must keep working: ip_tables takes them. No packet flows here, so every
+# extensions bpfilter does not serve (limit) and the nat table must keep
+# working: ip_tables takes them. No packet flows here, so every
 # counter reads [0:0].
 
 source ../net/lib.sh
@@ -353,8 +353,9 @@ COMMIT"
 	check_save "flush of every chain" "$EMPTY"
 }
 
-# Extensions bpfilter does not serve: the table goes to ip_tables, and
-# iptables works on as before. Targets first, then a match.
+# LOG and REJECT, which bpfilter compiles, then an extension it does not
+# serve (limit): that table goes to ip_tables, and iptables works on as
+# before.
 test_unserved()
 {
 	local want reject=ipt_REJECT
@@ -385,8 +386,8 @@ COMMIT"
 		check_fails "-C misses the LOG rule with another interface" \
 			"No chain/target/match by that name." -C INPUT ! -i lo \
 			-p tcp --dport 23 -j LOG --log-prefix "in: " --log-level 6
-		check_not_owned "$proto filter table with LOG not owned by bpfilter" \
-			"$ns" "$proto"
+		check_owned "$proto filter table with LOG and REJECT owned by bpfilter" \
+			"$ns" "$proto" 9
 		ipt -D INPUT 2
 		check_save "delete of the LOG rule" \
 			"$(grep -v -- '-j LOG' <<<"$want")"

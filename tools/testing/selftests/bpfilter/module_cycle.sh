@@ -5,7 +5,7 @@
 # must stay while a table it owns differs from the initial one (rules, user
 # chains, a policy other than ACCEPT), and go once those tables are back to
 # the initial state or their namespace is gone. Tables ip_tables owns (the
-# nat table, a filter table with LOG) live through every load and unload
+# nat table, a filter table with a limit match) live through every load and unload
 # unchanged. Runs only where bpfilter is a module (the test guest), and
 # leaves it loaded or not, as it found it.
 
@@ -97,8 +97,8 @@ EMPTY="*filter
 COMMIT"
 
 # ip_tables' tables in the keep namespace, set before any cycle: a filter
-# table with LOG (bpfilter does not serve it) and, where the kernel has
-# it, a nat rule.
+# table with a limit match (bpfilter does not serve it) and, where the
+# kernel has it, a nat rule.
 setup_keep()
 {
 	local fam ipt
@@ -106,11 +106,12 @@ setup_keep()
 	for fam in 4 6; do
 		ipt=iptables-legacy
 		[ $fam = 6 ] && ipt=ip6tables-legacy
-		if have_ext "ipv$fam" target LOG xt_LOG; then
-			ip netns exec "$keep" $ipt -A INPUT -p tcp --dport 23 -j LOG
+		if have_ext "ipv$fam" match limit xt_limit; then
+			ip netns exec "$keep" $ipt -A INPUT -p tcp --dport 23 \
+				-m limit --limit 5/s -j ACCEPT
 			ip netns exec "$keep" $ipt -A INPUT -p tcp --dport 23 -j DROP
 		else
-			skip "$ipt: filter table with LOG: not in this kernel"
+			skip "$ipt: filter table with limit: not in this kernel"
 		fi
 		if ip netns exec "$keep" $ipt -t nat -S >/dev/null 2>&1 &&
 		   have_ext "ipv$fam" target DNAT xt_nat; then

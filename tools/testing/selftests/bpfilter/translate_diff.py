@@ -311,7 +311,8 @@ def run(v6, tables, seed, npkts, senders):
                                  '-A zzz -m limit --limit 1000/s\nCOMMIT')
         sh(restore, ns='b2', inp=fallback)
         if not owner('b1', v6) or owner('b2', v6):
-            print(f'# table {i}: not served as planned')
+            print(f'# table {i}: not served as planned\n# {rules}'
+                  .replace('\n', '\n# '))
             failed += 1
             continue
         for _ in range(npkts):
