@@ -214,10 +214,11 @@ test_replace_under_traffic()
 {
 	local ipt=$1 addr=$2 got swaps
 
-	printf '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -p udp --dport 5020 -j DROP\nCOMMIT\n' \
-		>"$tmp.a"
-	printf '*filter\n:INPUT ACCEPT [0:0]\n:c - [0:0]\n-A INPUT -p udp -j c\n-A c -p udp --dport 5020 -j DROP\nCOMMIT\n' \
-		>"$tmp.b"
+	printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' \
+		'-A INPUT -p udp --dport 5020 -j DROP' COMMIT >"$tmp.a"
+	printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':c - [0:0]' \
+		'-A INPUT -p udp -j c' '-A c -p udp --dport 5020 -j DROP' \
+		COMMIT >"$tmp.b"
 	ip netns exec "$server" "$ipt-restore" <"$tmp.a"
 	rm -f "$tmp.swapstop" "$tmp.swaps"
 	(
@@ -231,7 +232,7 @@ test_replace_under_traffic()
 	touch "$tmp.swapstop"
 	wait $!
 	swaps=$(wc -l <"$tmp.swaps")
-	check "$ipt: no datagram passes while tables replace each other (got $got, $((2 * swaps)) replaces)" \
+	check "$ipt: none passes tables replacing each other (got $got, $((2 * swaps)) replaces)" \
 		[ "$got" = 0 -a "$swaps" -ge 1 ]
 	ip netns exec "$server" "$ipt" -F
 	ip netns exec "$server" "$ipt" -X
