@@ -13,7 +13,7 @@ secs=${1:-60}
 mkdir -p "$out/corpus"
 cp "$here"/corpus/* "$out/corpus/"
 clang -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -I "$helper" \
+	-fno-sanitize-recover=undefined -I "$helper" -I "$tree/net/bpfilter" \
 	-iquote "$tree/tools/include" -o "$out/fuzz_validate" \
 	"$here/fuzz_validate.c" \
 	"$helper"/{validate,ext,ir,emit,match,packet,codegen}.c
