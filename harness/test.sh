@@ -87,7 +87,7 @@ parse_tap() {
 run_kselftests() {
 	local log=$OUT/kselftest.log rc
 	log "run kselftests in the guest, with and without bpfilter ..."
-	vm_run --share "$KSELFTEST" --timeout "${KSFT_TIMEOUT:-3600}" -- sh -c '
+	vm_run --share "$KSELFTEST" --timeout "${KSFT_TIMEOUT:-4800}" -- sh -c '
 		echo "bpfilter-mode: bpfilter"
 		modprobe bpfilter || echo "not ok 0 modprobe bpfilter"
 		"$1/run_kselftest.sh"

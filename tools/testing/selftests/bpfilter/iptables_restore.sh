@@ -30,7 +30,7 @@ detect_mode "$ns"
 # bpfilter compiles every table into a program (test_compiled checks 1,000
 # rules): fewer rules keep its many restores quick under emulation.
 SMALL=${RESTORE_SMALL:-1000}
-[ "$mode" = bpfilter ] && SMALL=${RESTORE_SMALL:-300}
+[ "$mode" = bpfilter ] && SMALL=${RESTORE_SMALL:-150}
 N=$SMALL
 
 # gen_rules 4|6 VARIANT [EXTRA]: a filter table of N rules spread over INPUT
