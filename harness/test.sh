@@ -92,7 +92,14 @@ run_kselftests() {
 		modprobe bpfilter || echo "not ok 0 modprobe bpfilter"
 		"$1/run_kselftest.sh"
 		echo "bpfilter-mode: ip_tables"
-		rmmod bpfilter || echo "not ok 0 rmmod bpfilter"
+		# Namespaces the tests deleted release the module in the
+		# background (cleanup_net): give them 60 s.
+		i=0
+		until rmmod bpfilter 2>/dev/null; do
+			i=$((i + 1))
+			[ $i -lt 60 ] || { echo "not ok 0 rmmod bpfilter"; break; }
+			sleep 1
+		done
 		"$1/run_kselftest.sh"' sh "$KSELFTEST" >"$log" 2>"$log.err"
 	rc=$?
 	parse_tap "$log"
