@@ -8,11 +8,18 @@ are sent through OUTPUT with a raw socket, and prog_test compiles the same
 table, runs the same packets and compares every counter.
 Usage: diff.py PROG_TEST 4|6 ITERATIONS SEED PACKETS
 """
+import os
 import random
 import socket
 import struct
 import subprocess
 import sys
+
+# The guest's differential test, in the mirror of the tree: its tcp
+# options generator serves here too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '../../tools/testing/selftests/bpfilter'))
+from translate_diff import TCPOPTS, tcp_options  # noqa: E402
 
 ADDRS = ['10.0.0.1', '10.0.0.2', '10.0.1.1', '10.1.0.1', '192.168.1.1',
          '192.168.1.200', '172.16.0.1', '8.8.8.8']
@@ -60,6 +67,8 @@ def match(r):
     if proto == 'tcp' and r.random() < .3:
         m.append(r.choice(['--syn', '! --syn', '--tcp-flags SYN,ACK ACK',
                            '--tcp-flags ALL NONE']))
+    if proto == 'tcp' and r.random() < .2:
+        m.append(neg(r, '--tcp-option') + str(r.choice(TCPOPTS)))
     if proto == icmp and r.random() < .6:
         t = r.choice(['8', '0', '3/3', '3', '11/1', '128', '1/4'] +
                      ([] if V6 else ['any']))
@@ -126,8 +135,12 @@ def l4(r, proto):
     sport, dport = r.choice(PORTS), r.choice(PORTS)
     if proto == 6:
         flags = r.choice([0x02, 0x10, 0x12, 0x00, 0x3f, 0x11])
-        b = struct.pack('!HHIIBBHHH', sport, dport, 0, 0, 0x50, flags,
-                        0, 0, 0)
+        opts = tcp_options(r)
+        doff = 5 + len(opts) // 4
+        if r.random() < .1:
+            doff = r.randint(0, 15)
+        b = struct.pack('!HHIIBBHHH', sport, dport, 0, 0, doff << 4, flags,
+                        0, 0, 0) + opts
     elif proto == 17:
         b = struct.pack('!HHHH', sport, dport, 8, 0)
     elif proto in (1, 58):

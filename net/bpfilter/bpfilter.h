@@ -35,7 +35,8 @@ enum {
  *	ACCEPT policies)
  * @prog: the program that enforces it, with its counters
  * @conntrack: it holds conntrack active in its namespace
- * @targets: BPFILTER_TABLE_REJECT and _LOG: what it holds for its targets
+ * @targets: BPFILTER_TABLE_KFUNCS: what it holds for the kernel's matches
+ *	and targets
  */
 struct bpfilter_table {
 	void *req;

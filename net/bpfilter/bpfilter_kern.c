@@ -50,13 +50,13 @@ void bpfilter_free_table(struct bpfilter_table *t)
 /*
  * What a table of @family in @bn holds while it may be in force, as the
  * checkentry of its extensions would for ip_tables: conntrack for the
- * state matches, the REJECT and LOG targets. @flags are the helper's
- * BPFILTER_TABLE_*.
+ * state matches, the kernel's matches and targets its program calls.
+ * @flags are the helper's BPFILTER_TABLE_*.
  */
 int bpfilter_hold(struct bpfilter_net *bn, int family,
 		  struct bpfilter_table *t, u32 flags)
 {
-	u32 targets = flags & (BPFILTER_TABLE_REJECT | BPFILTER_TABLE_LOG);
+	u32 targets = flags & BPFILTER_TABLE_KFUNCS;
 	int err;
 
 	if (flags & BPFILTER_TABLE_CONNTRACK) {

@@ -2,9 +2,11 @@
 /*
  * The REJECT and LOG targets for the helper's programs: kfuncs that run
  * the kernel's own targets (ipt_REJECT, ip6t_REJECT, xt_LOG), so that a
- * rejected or logged packet gets what ip_tables would give it.
+ * rejected or logged packet gets what ip_tables would give it. Likewise
+ * the mac and addrtype matches, which look at what a program cannot read
+ * (the link layer header before skb->data, the routing tables).
  *
- * A table with such a target makes the module find the target (which
+ * A table with such a target or match makes the module find it (which
  * loads its module, held until bpfilter goes), and, for LOG, hold the
  * logger as xt_LOG's checkentry does, while the table is in force.
  */
@@ -30,8 +32,18 @@ static const char *const bpfilter_target_name[BPFILTER_NTARGETS] = {
 	[BPFILTER_LOG] = "LOG",
 };
 
+static const struct {
+	const char *name;
+	u8 revision;
+	u32 flag;
+} bpfilter_match_ext[BPFILTER_NMATCHES] = {
+	[BPFILTER_MATCH_MAC] = { "mac", 0, BPFILTER_TABLE_MAC },
+	[BPFILTER_MATCH_ADDRTYPE] = { "addrtype", 1, BPFILTER_TABLE_ADDRTYPE },
+};
+
 /* Found on first use, under bpfilter_targets_lock, then never changed. */
 static struct xt_target *bpfilter_targets[BPFILTER_NFAMILIES][BPFILTER_NTARGETS];
+static struct xt_match *bpfilter_matches[BPFILTER_NFAMILIES][BPFILTER_NMATCHES];
 static DEFINE_MUTEX(bpfilter_targets_lock);
 
 static u8 bpfilter_pf(int family)
@@ -57,19 +69,41 @@ static int bpfilter_find_target(int family, int which)
 	return err;
 }
 
+static int bpfilter_find_match(int family, int which)
+{
+	struct xt_match *m;
+	int err = 0;
+
+	mutex_lock(&bpfilter_targets_lock);
+	if (!READ_ONCE(bpfilter_matches[family][which])) {
+		m = xt_request_find_match(bpfilter_pf(family),
+					  bpfilter_match_ext[which].name,
+					  bpfilter_match_ext[which].revision);
+		if (IS_ERR(m))
+			err = PTR_ERR(m);
+		else
+			WRITE_ONCE(bpfilter_matches[family][which], m);
+	}
+	mutex_unlock(&bpfilter_targets_lock);
+	return err;
+}
+
 /**
- * bpfilter_targets_get - what a table's REJECT and LOG targets need
+ * bpfilter_targets_get - what a table's kernel targets and matches need
  * @family: BPFILTER_IPV4 or BPFILTER_IPV6
- * @flags: BPFILTER_TABLE_REJECT and BPFILTER_TABLE_LOG of the table
+ * @flags: BPFILTER_TABLE_KFUNCS of the table
  *
  * Context: Process context; may load modules.
- * Return: 0 or a negative errno, as ip_tables gives for the target.
+ * Return: 0 or a negative errno, as ip_tables gives for the extension.
  */
 int bpfilter_targets_get(int family, u32 flags)
 {
-	int err = 0;
+	int err = 0, i;
 
-	if (flags & BPFILTER_TABLE_REJECT)
+	for (i = 0; i < BPFILTER_NMATCHES && !err; i++)
+		if (flags & bpfilter_match_ext[i].flag)
+			err = bpfilter_find_match(family, i);
+	if (!err && (flags & BPFILTER_TABLE_REJECT))
 		err = bpfilter_find_target(family, BPFILTER_REJECT);
 	if (!err && (flags & BPFILTER_TABLE_LOG)) {
 		err = bpfilter_find_target(family, BPFILTER_LOG);
@@ -151,11 +185,41 @@ __bpf_kfunc void bpfilter_log(struct sk_buff *skb,
 	bpfilter_run_target(skb, state, BPFILTER_LOG, &li);
 }
 
+/**
+ * bpfilter_match - the kernel's mac or addrtype match
+ * @skb: the packet
+ * @state: its hook state
+ * @which: enum bpfilter_match
+ * @info: the match's data
+ * @info__sz: its size, the match's matchsize
+ *
+ * Return: 1 if the packet matches, else 0.
+ */
+__bpf_kfunc int bpfilter_match(struct sk_buff *skb,
+			       const struct nf_hook_state *state, u32 which,
+			       const void *info, u32 info__sz)
+{
+	int family = state->pf == NFPROTO_IPV6 ? BPFILTER_IPV6 : BPFILTER_IPV4;
+	struct xt_action_param par = {
+		.state = state,
+		.matchinfo = info,
+	};
+
+	if (which >= BPFILTER_NMATCHES)
+		return 0;
+	/* A program with the match runs only once it was found. */
+	par.match = READ_ONCE(bpfilter_matches[family][which]);
+	if (!par.match || info__sz != par.match->matchsize)
+		return 0;
+	return par.match->match(skb, &par);
+}
+
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(bpfilter_kfunc_ids)
 BTF_ID_FLAGS(func, bpfilter_reject, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpfilter_log, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpfilter_match, KF_TRUSTED_ARGS)
 BTF_KFUNCS_END(bpfilter_kfunc_ids)
 
 static const struct btf_kfunc_id_set bpfilter_kfunc_set = {
@@ -174,13 +238,17 @@ int bpfilter_targets_init(void)
 					 &bpfilter_kfunc_set);
 }
 
-/* The targets found go: no program of the module runs any more. */
+/* The extensions found go: no program of the module runs any more. */
 void bpfilter_targets_exit(void)
 {
 	int i, j;
 
-	for (i = 0; i < BPFILTER_NFAMILIES; i++)
+	for (i = 0; i < BPFILTER_NFAMILIES; i++) {
 		for (j = 0; j < BPFILTER_NTARGETS; j++)
 			if (bpfilter_targets[i][j])
 				module_put(bpfilter_targets[i][j]->me);
+		for (j = 0; j < BPFILTER_NMATCHES; j++)
+			if (bpfilter_matches[i][j])
+				module_put(bpfilter_matches[i][j]->me);
+	}
 }

@@ -205,12 +205,12 @@ static void emit_log(struct gen *g, const struct xt_log_info *info,
 	for (off = 0; off < sizeof(*info); off += sizeof(w)) {
 		memcpy(&w, (const char *)info + off, sizeof(w));
 		bf_emit_ld64(e, R1, w);
-		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_LOG + off));
+		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_INFO + off));
 	}
 	bf_emit(e, BPF_MOV64_REG(R1, SKB));
 	bf_emit(e, BPF_MOV64_REG(R2, STATE));
 	bf_emit(e, BPF_MOV64_REG(R3, FP));
-	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R3, S_LOG));
+	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R3, S_INFO));
 	bf_emit(e, BPF_MOV64_IMM(R4, sizeof(*info)));
 	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
 				BF_MODULE_BTF, btf->log));
@@ -297,7 +297,7 @@ static void emit_states(struct gen *g, unsigned int index)
 		if (!bf_rule_never(g->ir->family, r)) {
 			fail = bf_new_label(e);
 			fixups = e->nfixups;
-			if (bf_emit_rule_match(e, g->ir->family, r, fail)) {
+			if (bf_emit_rule_match(e, g->ir->family, r, g->btf, fail)) {
 				emit_counter(g, entry);
 				emit_action(g, r, key);
 			}
@@ -346,12 +346,14 @@ int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
 	unsigned int h, i, key[KEY_STACK], index;
 	int err;
 
-	/* Without bpfilter.ko's kfuncs, ip_tables runs these targets. */
+	/* Without bpfilter.ko's kfuncs, ip_tables runs these extensions. */
 	if (((ir->targets & BPFILTER_TABLE_REJECT) && btf->reject < 0) ||
-	    ((ir->targets & BPFILTER_TABLE_LOG) && btf->log < 0))
+	    ((ir->targets & BPFILTER_TABLE_LOG) && btf->log < 0) ||
+	    ((ir->targets & (BPFILTER_TABLE_MAC | BPFILTER_TABLE_ADDRTYPE)) &&
+	     btf->match < 0))
 		return BF_FALLBACK;
 
-	bf_emit_prologue(&g.e, ir->family, btf);
+	bf_emit_prologue(&g.e, ir, btf);
 	bf_emit(&g.e, BPF_LDX_MEM(BPF_B, R1, STATE, btf->state_hook));
 	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
 		if (!(ir->valid_hooks & (1 << h)))

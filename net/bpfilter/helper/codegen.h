@@ -24,6 +24,7 @@
  * @skb_nfct: offsetof(struct sk_buff, _nfct)
  * @reject: BTF id of bpfilter.ko's kfunc bpfilter_reject(), < 0 if none
  * @log: BTF id of bpfilter_log(), < 0 if none
+ * @match: BTF id of bpfilter_match(), < 0 if none
  * @module_fd: bpfilter.ko's BTF, the program's fd_array[BF_MODULE_BTF]
  */
 struct bf_btf {
@@ -39,6 +40,7 @@ struct bf_btf {
 	__u32 skb_nfct;
 	__s32 reject;
 	__s32 log;
+	__s32 match;
 	int module_fd;
 };
 

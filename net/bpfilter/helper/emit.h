@@ -35,9 +35,13 @@
 #define S_SCRATCH	(-104)	/* an IPv6 extension header's start */
 #define S_MARK		(-112)	/* skb->mark */
 #define S_NFCT		(-120)	/* skb->_nfct: the conntrack entry and state */
-#define S_LOG		(-232)	/* a LOG rule's struct xt_log_info (32 bytes) */
+#define S_INFO		(-232)	/* LOG's or a kernel match's data (32 bytes) */
 #define S_L3		(-176)	/* the IP header (64 bytes) */
 #define S_L4		(-200)	/* the transport header (24 bytes) */
+#define S_OPT		(-304)	/* tcp options, zero after them */
+#define S_OPT_SIZE	72	/* 64 bytes and what is read after them */
+#define S_OPTLEN	(-312)	/* their length; < 0: a --tcp-option drops */
+#define S_OPTS		(-344)	/* the kinds of option found, 256 bits */
 
 #define L4_PORTS	4	/* what multiport reads */
 #define L4_SHORT	8	/* what udp, icmp and icmpv6 read */

@@ -10,10 +10,12 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/in.h>
 #include <linux/netfilter/xt_LOG.h>
+#include <linux/netfilter/xt_addrtype.h>
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
+#include <linux/netfilter/xt_mac.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_state.h>
@@ -142,6 +144,30 @@ static int log_check(const struct bf_ext_par *par)
 	const struct xt_log_info *info = par->data;
 
 	if (info->level >= 8 || info->prefix[sizeof(info->prefix) - 1])
+		return -EINVAL;
+	return 0;
+}
+
+/* addrtype_mt_checkentry_v1() in xt_addrtype.c */
+static int addrtype_check(const struct bf_ext_par *par)
+{
+	const struct xt_addrtype_info_v1 *info = par->data;
+	unsigned int types = info->source | info->dest;
+
+	if ((info->flags & XT_ADDRTYPE_LIMIT_IFACE_IN) &&
+	    (info->flags & XT_ADDRTYPE_LIMIT_IFACE_OUT))
+		return -EINVAL;
+	if ((par->hook_mask & ((1 << NF_INET_PRE_ROUTING) |
+			       (1 << NF_INET_LOCAL_IN))) &&
+	    (info->flags & XT_ADDRTYPE_LIMIT_IFACE_OUT))
+		return -EINVAL;
+	if ((par->hook_mask & ((1 << NF_INET_POST_ROUTING) |
+			       (1 << NF_INET_LOCAL_OUT))) &&
+	    (info->flags & XT_ADDRTYPE_LIMIT_IFACE_IN))
+		return -EINVAL;
+	if (par->family == NFPROTO_IPV6 &&
+	    ((types & (XT_ADDRTYPE_BLACKHOLE | XT_ADDRTYPE_BROADCAST)) ||
+	     types >= XT_ADDRTYPE_PROHIBIT))
 		return -EINVAL;
 	return 0;
 }
@@ -286,6 +312,27 @@ static const struct bf_ext bf_exts[] = {
 		.revision	= 3,
 		.family		= NFPROTO_UNSPEC,
 		.size		= sizeof(struct xt_conntrack_mtinfo3),
+	},
+	/* xt_mac registers the same match for ip and ip6 tables. */
+	{
+		.name		= "mac",
+		.family		= NFPROTO_UNSPEC,
+		.size		= sizeof(struct xt_mac_info),
+		.hooks		= (1 << NF_INET_PRE_ROUTING) |
+				  (1 << NF_INET_LOCAL_IN) |
+				  (1 << NF_INET_FORWARD),
+	},
+	{
+		.name		= "addrtype",
+		.family		= NFPROTO_IPV4,
+		.size		= sizeof(struct xt_addrtype_info),
+	},
+	{
+		.name		= "addrtype",
+		.revision	= 1,
+		.family		= NFPROTO_UNSPEC,
+		.size		= sizeof(struct xt_addrtype_info_v1),
+		.check		= addrtype_check,
 	},
 	{
 		.name		= "multiport",

@@ -82,6 +82,17 @@ static int add_conntrack(struct bf_match *bm, const struct xt_entry_match *m)
 	return 0;
 }
 
+/* A match of the kernel's, run by bpfilter_match(). */
+static void add_kernel(struct bf_ir *ir, struct bf_match *bm, __u32 which,
+		       const void *data, __u32 size, __u32 flag)
+{
+	bm->kind = BF_MATCH_KERNEL;
+	bm->kernel.which = which;
+	bm->kernel.size = size;
+	memcpy(bm->kernel.data, data, size);
+	ir->targets |= flag;
+}
+
 static int add_match(struct bf_ir *ir, struct bf_rule *r,
 		     const struct xt_entry_match *m)
 {
@@ -95,9 +106,7 @@ static int add_match(struct bf_ir *ir, struct bf_rule *r,
 	if (!strcmp(name, "tcp")) {
 		bm->kind = BF_MATCH_TCP;
 		memcpy(&bm->tcp, data, sizeof(bm->tcp));
-		/* --tcp-option walks the options: not compiled yet. */
-		if (bm->tcp.option)
-			return BF_FALLBACK;
+		ir->tcp_options |= bm->tcp.option != 0;
 	} else if (!strcmp(name, "udp")) {
 		bm->kind = BF_MATCH_UDP;
 		memcpy(&bm->udp, data, sizeof(bm->udp));
@@ -130,6 +139,13 @@ static int add_match(struct bf_ir *ir, struct bf_rule *r,
 		if (add_conntrack(bm, m))
 			return BF_FALLBACK;
 		ir->conntrack = true;
+	} else if (!strcmp(name, "mac")) {
+		add_kernel(ir, bm, BPFILTER_MATCH_MAC, data,
+			   sizeof(struct xt_mac_info), BPFILTER_TABLE_MAC);
+	} else if (!strcmp(name, "addrtype") && m->u.user.revision == 1) {
+		add_kernel(ir, bm, BPFILTER_MATCH_ADDRTYPE, data,
+			   sizeof(struct xt_addrtype_info_v1),
+			   BPFILTER_TABLE_ADDRTYPE);
 	} else {
 		return BF_FALLBACK;
 	}

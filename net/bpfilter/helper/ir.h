@@ -6,9 +6,11 @@
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_LOG.h>
+#include <linux/netfilter/xt_addrtype.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
+#include <linux/netfilter/xt_mac.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_state.h>
@@ -16,6 +18,7 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
 
+#include "msg.h"
 #include "validate.h"
 
 /**
@@ -29,6 +32,7 @@
  * @BF_MATCH_IPRANGE: xt_iprange_mtinfo
  * @BF_MATCH_MULTIPORT: xt_multiport_v1
  * @BF_MATCH_CTSTATE: the state match, or conntrack's --ctstate alone
+ * @BF_MATCH_KERNEL: a match bpfilter_match() runs in the kernel
  */
 enum bf_match_kind {
 	BF_MATCH_TCP,
@@ -40,6 +44,7 @@ enum bf_match_kind {
 	BF_MATCH_IPRANGE,
 	BF_MATCH_MULTIPORT,
 	BF_MATCH_CTSTATE,
+	BF_MATCH_KERNEL,
 };
 
 /**
@@ -55,6 +60,24 @@ struct bf_ctstate {
 };
 
 /**
+ * struct bf_kmatch - a match the kernel runs for the program
+ * @which: enum bpfilter_match
+ * @size: bytes of the data, the match's matchsize
+ * @mac: BPFILTER_MATCH_MAC's data
+ * @addrtype: BPFILTER_MATCH_ADDRTYPE's data
+ * @data: the data, as the program stores it
+ */
+struct bf_kmatch {
+	__u32 which;
+	__u32 size;
+	union {
+		struct xt_mac_info mac;
+		struct xt_addrtype_info_v1 addrtype;
+		__u64 data[2];
+	};
+};
+
+/**
  * struct bf_match - a match of a rule, its data copied from the blob
  * @kind: enum bf_match_kind
  * @tcp: for BF_MATCH_TCP
@@ -66,6 +89,7 @@ struct bf_ctstate {
  * @iprange: for BF_MATCH_IPRANGE
  * @multiport: for BF_MATCH_MULTIPORT
  * @ctstate: for BF_MATCH_CTSTATE
+ * @kernel: for BF_MATCH_KERNEL
  */
 struct bf_match {
 	enum bf_match_kind kind;
@@ -79,6 +103,7 @@ struct bf_match {
 		struct xt_iprange_mtinfo iprange;
 		struct xt_multiport_v1 multiport;
 		struct bf_ctstate ctstate;
+		struct bf_kmatch kernel;
 	};
 };
 
@@ -138,7 +163,8 @@ struct bf_rule {
  * @valid_hooks: the hooks the table is for
  * @stacksize: ip_tables' jump stack size: deeper jumps drop the packet
  * @conntrack: a rule looks at the conntrack state: it must be active
- * @targets: BPFILTER_TABLE_REJECT and BPFILTER_TABLE_LOG, the kfuncs used
+ * @tcp_options: a rule has --tcp-option: the prologue walks the options
+ * @targets: BPFILTER_TABLE_KFUNCS: what of bpfilter.ko the program calls
  */
 struct bf_ir {
 	__u8 family;
@@ -149,6 +175,7 @@ struct bf_ir {
 	unsigned int valid_hooks;
 	unsigned int stacksize;
 	bool conntrack;
+	bool tcp_options;
 	__u32 targets;
 };
 

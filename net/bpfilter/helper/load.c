@@ -84,8 +84,8 @@ static int module_btf_fd(const char *name)
 }
 
 /*
- * bpfilter.ko's kfuncs for REJECT and LOG; without them (the helper's
- * code run on its own, in tests) those targets stay ip_tables'.
+ * bpfilter.ko's kfuncs for REJECT, LOG, mac and addrtype; without them
+ * (the helper's code run on its own, in tests) those stay ip_tables'.
  */
 static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 {
@@ -93,6 +93,7 @@ static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 
 	k->reject = -1;
 	k->log = -1;
+	k->match = -1;
 	k->module_fd = -1;
 	if (libbpf_get_error(btf))
 		return;
@@ -102,6 +103,8 @@ static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 						   BTF_KIND_FUNC);
 		k->log = btf__find_by_name_kind(btf, "bpfilter_log",
 						BTF_KIND_FUNC);
+		k->match = btf__find_by_name_kind(btf, "bpfilter_match",
+						  BTF_KIND_FUNC);
 	}
 	btf__free(btf);
 }

@@ -15,6 +15,8 @@
 
 #include "match.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static bool zero(const void *p, size_t n)
 {
 	const unsigned char *c = p;
@@ -238,7 +240,24 @@ static void emit_port(struct bf_emit *e, int off, const __u16 *pts, bool inv,
 	emit_range(e, pts[0], pts[1], inv, fail);
 }
 
-/* tcp_mt(), without --tcp-option, which the IR does not let through */
+/*
+ * tcp_find_option(), from the options the prologue found: a header too
+ * short for its options, or for its own length, drops the packet.
+ */
+static void emit_tcp_option(struct bf_emit *e, const struct xt_tcp *tcp,
+			    int fail)
+{
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_OPTLEN));
+	bf_emit(e, BPF_JMP_IMM(BPF_JSGE, R1, 0, 2));
+	bf_verdict(e, NF_DROP);
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_OPTS + tcp->option / 64 * 8));
+	bf_emit(e, BPF_ALU64_IMM(BPF_RSH, R1, tcp->option % 64));
+	bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, 1));
+	bf_jmp(e, BPF_JMP_IMM(tcp->invflags & XT_TCP_INV_OPTION ?
+			      BPF_JNE : BPF_JEQ, R1, 0, 0), fail);
+}
+
+/* tcp_mt() */
 static void emit_tcp(struct bf_emit *e, const struct xt_tcp *tcp, int fail)
 {
 	emit_l4(e, L4_TCP, true, fail);
@@ -252,6 +271,8 @@ static void emit_tcp(struct bf_emit *e, const struct xt_tcp *tcp, int fail)
 				      BPF_JEQ : BPF_JNE, R1, tcp->flg_cmp, 0),
 		       fail);
 	}
+	if (tcp->option)
+		emit_tcp_option(e, tcp, fail);
 }
 
 /* udp_mt() */
@@ -457,8 +478,30 @@ static void emit_ctstate(struct bf_emit *e, const struct bf_ctstate *st,
 	bf_jmp(e, BPF_JMP_IMM(st->invert ? BPF_JNE : BPF_JEQ, R1, 0, 0), fail);
 }
 
+/* bpfilter_match(skb, state, which, &data, size): the kernel's match */
+static void emit_kernel(struct bf_emit *e, const struct bf_kmatch *k,
+			const struct bf_btf *btf, int fail)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(k->data); i++) {
+		bf_emit_ld64(e, R1, k->data[i]);
+		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_INFO + i * 8));
+	}
+	bf_emit(e, BPF_MOV64_REG(R1, SKB));
+	bf_emit(e, BPF_MOV64_REG(R2, STATE));
+	bf_emit(e, BPF_MOV32_IMM(R3, k->which));
+	bf_emit(e, BPF_MOV64_REG(R4, FP));
+	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R4, S_INFO));
+	bf_emit(e, BPF_MOV64_IMM(R5, k->size));
+	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
+				BF_MODULE_BTF, btf->match));
+	bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 0), fail);
+}
+
 static bool emit_match(struct bf_emit *e, __u8 family,
-		       const struct bf_match *m, int fail)
+		       const struct bf_match *m, const struct bf_btf *btf,
+		       int fail)
 {
 	switch (m->kind) {
 	case BF_MATCH_TCP:
@@ -488,6 +531,9 @@ static bool emit_match(struct bf_emit *e, __u8 family,
 	case BF_MATCH_CTSTATE:
 		emit_ctstate(e, &m->ctstate, fail);
 		return true;
+	case BF_MATCH_KERNEL:
+		emit_kernel(e, &m->kernel, btf, fail);
+		return true;
 	}
 	e->err = e->err ?: -EINVAL;
 	return false;
@@ -498,13 +544,15 @@ static bool emit_match(struct bf_emit *e, __u8 family,
  * @e: where to emit
  * @family: NFPROTO_IPV4 or NFPROTO_IPV6
  * @r: the rule, for which bf_rule_never() is false
+ * @btf: the kernel's offsets and kfuncs
  * @fail: the label of the packet not matching
  *
  * Return: false if a match can never match: the rule's target must not
  * be emitted, as nothing would reach it.
  */
 bool bf_emit_rule_match(struct bf_emit *e, __u8 family,
-			const struct bf_rule *r, int fail)
+			const struct bf_rule *r, const struct bf_btf *btf,
+			int fail)
 {
 	unsigned int i;
 
@@ -513,7 +561,7 @@ bool bf_emit_rule_match(struct bf_emit *e, __u8 family,
 	else
 		emit_ip(e, &r->ip, fail);
 	for (i = 0; i < r->nmatches; i++)
-		if (!emit_match(e, family, &r->matches[i], fail))
+		if (!emit_match(e, family, &r->matches[i], btf, fail))
 			return false;
 	return true;
 }

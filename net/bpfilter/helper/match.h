@@ -4,11 +4,13 @@
 
 #include <stdbool.h>
 
+#include "codegen.h"
 #include "emit.h"
 #include "ir.h"
 
 bool bf_rule_never(__u8 family, const struct bf_rule *r);
 bool bf_emit_rule_match(struct bf_emit *e, __u8 family,
-			const struct bf_rule *r, int fail);
+			const struct bf_rule *r, const struct bf_btf *btf,
+			int fail);
 
 #endif /* _BPFILTER_MATCH_H */

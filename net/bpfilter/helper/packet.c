@@ -20,16 +20,22 @@
 /* Extension headers ipv6_find_hdr() walks before giving up here. */
 #define BF_IPV6_EXTHDRS	16
 
-/* bpf_dynptr_read(FP + @off, @len, dynptr, R4, 0): R0 = 0 if read. */
-static void emit_read(struct bf_emit *e, int off, unsigned int len)
+/* bpf_dynptr_read(FP + @off, R2, dynptr, R4, 0): R0 = 0 if read. */
+static void emit_read_len(struct bf_emit *e, int off)
 {
 	bf_emit(e, BPF_MOV64_REG(R1, FP));
 	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R1, off));
-	bf_emit(e, BPF_MOV64_IMM(R2, len));
 	bf_emit(e, BPF_MOV64_REG(R3, FP));
 	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R3, S_DYNPTR));
 	bf_emit(e, BPF_MOV64_IMM(R5, 0));
 	bf_emit(e, BPF_EMIT_CALL(BPF_FUNC_dynptr_read));
+}
+
+/* bpf_dynptr_read(FP + @off, @len, dynptr, R4, 0): R0 = 0 if read. */
+static void emit_read(struct bf_emit *e, int off, unsigned int len)
+{
+	bf_emit(e, BPF_MOV64_IMM(R2, len));
+	emit_read_len(e, off);
 }
 
 /* The name of the device at @dev_off in the hook state, or zeroes. */
@@ -63,6 +69,98 @@ static void emit_l4(struct bf_emit *e)
 		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 0), done);
 	}
 	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_L4LEN, 0));
+	bf_bind(e, done);
+}
+
+/* The most bytes of options a tcp header has. */
+#define TCP_OPTIONS	40
+
+/* R = (R < 0) for a 64-bit R: "a < b" of small numbers is (a - b) >> 63 */
+static void emit_sign(struct bf_emit *e, int reg)
+{
+	bf_emit(e, BPF_ALU64_IMM(BPF_RSH, reg, 63));
+}
+
+/*
+ * The walk of tcp_find_option(), once for every --tcp-option of the
+ * table: the kinds of the options it steps on go into the S_OPTS bitmap.
+ * At most 40 steps, each of a byte at least; no branches, as each would
+ * be states more for the verifier. The options are read into S_OPT,
+ * zeroes after them; i is taken modulo 64 there, which only matters once
+ * i is past them, where nothing is recorded any more.
+ */
+static void emit_tcp_options(struct bf_emit *e)
+{
+	int done = bf_new_label(e), fail = bf_new_label(e);
+	unsigned int i;
+
+	for (i = 0; i < 32; i += 8)
+		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_OPTS + i, 0));
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_OPTLEN, -1));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_L4LEN));
+	bf_jmp(e, BPF_JMP_IMM(BPF_JLT, R1, L4_TCP, 0), done);
+	/* th->doff * 4 < sizeof(struct tcphdr): S_OPTLEN stays -1 */
+	bf_emit(e, BPF_LDX_MEM(BPF_B, R2, FP, S_L4 + 12));
+	bf_emit(e, BPF_ALU64_IMM(BPF_RSH, R2, 4));
+	bf_emit(e, BPF_ALU64_IMM(BPF_LSH, R2, 2));
+	bf_jmp(e, BPF_JMP_IMM(BPF_JLT, R2, L4_TCP, 0), done);
+	bf_emit(e, BPF_ALU64_IMM(BPF_SUB, R2, L4_TCP));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R2, S_OPTLEN));
+	bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R2, 0, 0), done);
+	for (i = 0; i < S_OPT_SIZE; i += 8)
+		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_OPT + i, 0));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R4, FP, S_THOFF));
+	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R4, L4_TCP));
+	emit_read_len(e, S_OPT);
+	bf_jmp(e, BPF_JMP_IMM(BPF_JNE, R0, 0, 0), fail);
+
+	/*
+	 * R2: i, R3: optlen, R5: op[i], R1: op[i + 1], then the step; R9:
+	 * i < optlen; R0, R4: scratch.
+	 */
+	bf_emit(e, BPF_MOV64_IMM(R2, 0));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R3, FP, S_OPTLEN));
+	for (i = 0; i < TCP_OPTIONS; i++) {
+		bf_emit(e, BPF_MOV64_REG(R1, R2));
+		bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, 63));
+		bf_emit(e, BPF_MOV64_REG(R4, FP));
+		bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R4, S_OPT));
+		bf_emit(e, BPF_ALU64_REG(BPF_ADD, R4, R1));
+		bf_emit(e, BPF_LDX_MEM(BPF_B, R5, R4, 0));
+		bf_emit(e, BPF_LDX_MEM(BPF_B, R1, R4, 1));
+		bf_emit(e, BPF_MOV64_REG(R9, R2));
+		bf_emit(e, BPF_ALU64_REG(BPF_SUB, R9, R3));
+		emit_sign(e, R9);
+		/* S_OPTS[op[i] / 64] |= (i < optlen) << op[i] % 64 */
+		bf_emit(e, BPF_MOV64_REG(R0, R5));
+		bf_emit(e, BPF_ALU64_IMM(BPF_AND, R0, 63));
+		bf_emit(e, BPF_ALU64_REG(BPF_LSH, R9, R0));
+		bf_emit(e, BPF_MOV64_REG(R0, R5));
+		bf_emit(e, BPF_ALU64_IMM(BPF_RSH, R0, 6));
+		bf_emit(e, BPF_ALU64_IMM(BPF_LSH, R0, 3));
+		bf_emit(e, BPF_MOV64_REG(R4, FP));
+		bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R4, S_OPTS));
+		bf_emit(e, BPF_ALU64_REG(BPF_ADD, R4, R0));
+		bf_emit(e, BPF_LDX_MEM(BPF_DW, R0, R4, 0));
+		bf_emit(e, BPF_ALU64_REG(BPF_OR, R0, R9));
+		bf_emit(e, BPF_STX_MEM(BPF_DW, R4, R0, 0));
+		/* i += op[i] < 2 ? 1 : op[i + 1] ?: 1 */
+		bf_emit(e, BPF_MOV64_REG(R4, R1));
+		bf_emit(e, BPF_ALU64_IMM(BPF_SUB, R4, 1));
+		emit_sign(e, R4);
+		bf_emit(e, BPF_ALU64_REG(BPF_ADD, R1, R4));
+		bf_emit(e, BPF_ALU64_IMM(BPF_SUB, R5, 2));
+		emit_sign(e, R5);
+		bf_emit(e, BPF_MOV64_IMM(R4, 1));
+		bf_emit(e, BPF_ALU64_REG(BPF_SUB, R4, R1));
+		bf_emit(e, BPF_ALU64_REG(BPF_MUL, R4, R5));
+		bf_emit(e, BPF_ALU64_REG(BPF_ADD, R1, R4));
+		bf_emit(e, BPF_ALU64_REG(BPF_ADD, R2, R1));
+	}
+	bf_gotol(e, done);
+	/* Options past the end of the packet: a --tcp-option drops it. */
+	bf_bind(e, fail);
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_OPTLEN, -1));
 	bf_bind(e, done);
 }
 
@@ -183,17 +281,17 @@ static void emit_ipv6(struct bf_emit *e)
 /**
  * bf_emit_prologue - the start of a program
  * @e: where to emit
- * @family: NFPROTO_IPV4 or NFPROTO_IPV6
+ * @ir: the table, for what its rules look at
  * @btf: what the kernel's BTF says
  *
  * Leaves SKB and STATE set and the frame filled in. A packet without a
  * whole IP header, which the stack does not let reach the filter hooks,
  * is dropped.
  */
-void bf_emit_prologue(struct bf_emit *e, __u8 family,
+void bf_emit_prologue(struct bf_emit *e, const struct bf_ir *ir,
 		      const struct bf_btf *btf)
 {
-	bool v6 = family == NFPROTO_IPV6;
+	bool v6 = ir->family == NFPROTO_IPV6;
 	int off;
 
 	bf_emit(e, BPF_MOV64_REG(CTX, R1));
@@ -229,4 +327,6 @@ void bf_emit_prologue(struct bf_emit *e, __u8 family,
 		emit_ipv6(e);
 	else
 		emit_ipv4(e);
+	if (ir->tcp_options)
+		emit_tcp_options(e);
 }

@@ -5,7 +5,7 @@
 #include "codegen.h"
 #include "emit.h"
 
-void bf_emit_prologue(struct bf_emit *e, __u8 family,
+void bf_emit_prologue(struct bf_emit *e, const struct bf_ir *ir,
 		      const struct bf_btf *btf);
 
 #endif /* _BPFILTER_PACKET_H */

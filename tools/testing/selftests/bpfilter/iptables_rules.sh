@@ -353,6 +353,46 @@ COMMIT"
 	check_save "flush of every chain" "$EMPTY"
 }
 
+# mac, addrtype and --tcp-option, which bpfilter compiles, and the checks
+# of mac's and addrtype's checkentry.
+test_mac_addrtype()
+{
+	local want
+
+	if ! have_ext "$proto" match mac xt_mac ||
+	   ! have_ext "$proto" match addrtype xt_addrtype; then
+		skip "$IPT: mac and addrtype: not in this kernel"
+		return
+	fi
+	ipt -A INPUT -m mac --mac-source 02:00:00:00:00:01 -j ACCEPT
+	ipt -A FORWARD -m mac ! --mac-source 02:00:00:00:00:02 -p tcp \
+		--tcp-option 2 -j DROP
+	ipt -A INPUT -m addrtype --dst-type LOCAL --limit-iface-in -j ACCEPT
+	ipt -A OUTPUT -m addrtype ! --src-type LOCAL,MULTICAST -j DROP
+	ipt -A OUTPUT -p tcp ! --tcp-option 8 -j ACCEPT
+	want="*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A INPUT -m mac --mac-source 02:00:00:00:00:01 -j ACCEPT
+-A INPUT -m addrtype --dst-type LOCAL --limit-iface-in -j ACCEPT
+-A FORWARD -p tcp -m mac ! --mac-source 02:00:00:00:00:02 -m tcp --tcp-option 2 -j DROP
+-A OUTPUT -m addrtype ! --src-type LOCAL,MULTICAST -j DROP
+-A OUTPUT -p tcp -m tcp ! --tcp-option 8 -j ACCEPT
+COMMIT"
+	check_save "mac, addrtype and tcp options" "$want"
+	check_owned "$proto filter table with mac, addrtype and tcp options owned by bpfilter" \
+		"$ns" "$proto" 9
+	check_fails "mac in OUTPUT is refused" "Invalid argument" \
+		-A OUTPUT -m mac --mac-source 02:00:00:00:00:01 -j DROP
+	check_fails "addrtype --limit-iface-out in INPUT is refused" \
+		"Invalid argument" -A INPUT -m addrtype --src-type LOCAL \
+		--limit-iface-out -j DROP
+	check_save "nothing changed by the refused rules" "$want"
+	ipt -F
+	check_save "flush after mac and addrtype" "$EMPTY"
+}
+
 # LOG and REJECT, which bpfilter compiles, then an extension it does not
 # serve (limit): that table goes to ip_tables, and iptables works on as
 # before.
@@ -485,6 +525,7 @@ for f in 4 6; do
 	test_chains
 	test_policy
 	test_matches
+	test_mac_addrtype
 	test_unserved
 	test_nat
 done

@@ -25,13 +25,18 @@ CLONE_NEWNET = 0x40000000
 NETNS = ['a', 'b1', 'b2']
 MAC_B = b'\x02\x00\x00\x00\x00\x02'
 MAC_A = b'\x02\x00\x00\x00\x00\x01'
+MACS = ['02:00:00:00:00:01', '02:00:00:00:00:03']
 
 # Local to b: 10.0.0.0/8, 2001:db8::/48; forwarded: the rest.
-DST4 = ['10.0.0.2', '10.0.1.1', '10.1.0.1', '192.168.1.1', '172.16.0.1']
+DST4 = ['10.0.0.2', '10.0.1.1', '10.1.0.1', '192.168.1.1', '172.16.0.1',
+        '10.0.0.255']
 SRC4 = ['192.168.1.1', '192.168.1.200', '172.16.0.1', '172.16.9.9']
 DST6 = ['2001:db8::2', '2001:db8::1:1', '2001:db9::1', '2002::1']
 SRC6 = ['2001:db9::1', '2001:db9::2', '2002::1', '2002::2:1']
 PORTS = [0, 1, 22, 53, 80, 443, 1023, 1024, 8080, 65535]
+TCPOPTS = [1, 2, 3, 4, 8, 30, 254]
+ADDRTYPES4 = ['LOCAL', 'UNICAST', 'BROADCAST', 'MULTICAST', 'UNSPEC']
+ADDRTYPES6 = ['LOCAL', 'UNICAST', 'MULTICAST', 'UNSPEC']
 IFACES = ['vb', 'vc', 'v+', 'lo', 'x+']
 REJECT4 = ['icmp-net-unreachable', 'icmp-host-unreachable',
            'icmp-port-unreachable', 'icmp-proto-unreachable',
@@ -160,6 +165,8 @@ def match(r, v6, chain):
             m.append(neg(r, '--dport') + ports(r))
     if proto == 'tcp' and r.random() < .3:
         m.append(r.choice(['--syn', '! --syn', '--tcp-flags SYN,ACK ACK']))
+    if proto == 'tcp' and r.random() < .2:
+        m.append(neg(r, '--tcp-option') + str(r.choice(TCPOPTS)))
     if proto == icmp and r.random() < .6:
         t = r.choice(['8', '0', '3/3', '3', '11/1', '128', '1/4'] +
                      ([] if v6 else ['any']))
@@ -187,6 +194,11 @@ def match(r, v6, chain):
     if r.random() < .1:
         a, b = sorted([r.randint(20, 200), r.randint(20, 200)])
         m.append(f'-m length {neg(r, "--length")}{a}:{b}')
+    # mac: only where a link layer header came with the packet
+    if chain in ('INPUT', 'FORWARD') and r.random() < .1:
+        m.append(f'-m mac {neg(r, "--mac-source")}{r.choice(MACS)}')
+    if r.random() < .1:
+        m.append(addrtype(r, v6, chain))
     if r.random() < .1:
         side = r.choice(['--src-range', '--dst-range'])
         pool = (SRC6 if v6 else SRC4) if side == '--src-range' else \
@@ -196,6 +208,33 @@ def match(r, v6, chain):
                       key=lambda x: socket.inet_pton(fam, x))
         m.append(f'-m iprange {neg(r, side)}{a}-{b}')
     return ' '.join(m)
+
+
+def addrtype(r, v6, chain):
+    m = '-m addrtype'
+    for side in r.choice([['--src-type'], ['--dst-type'],
+                          ['--src-type', '--dst-type']]):
+        types = r.sample(ADDRTYPES6 if v6 else ADDRTYPES4, r.randint(1, 2))
+        m += ' ' + neg(r, side) + ','.join(types)
+    if chain in ('INPUT', 'FORWARD') and r.random() < .3:
+        m += ' --limit-iface-in'
+    elif chain in ('OUTPUT', 'FORWARD') and r.random() < .3:
+        m += ' --limit-iface-out'
+    return m
+
+
+def tcp_options(r):
+    """Options as they come, some with odd lengths, padded to words."""
+    b = b''
+    for _ in range(r.choice([0, 0, 1, 2, 3, 6])):
+        kind = r.choice([0, 1, 1] + TCPOPTS)
+        if kind < 2:
+            b += bytes([kind])
+        else:
+            n = r.choice([2, 3, 4, 4, 10, 0, 1, 60])
+            b += bytes([kind, n]) + b'\x01' * (min(n, 12) - 2)
+    b = b[:40]
+    return b + b'\0' * (-len(b) % 4)
 
 
 def ruleset(r, v6):
@@ -231,8 +270,11 @@ def ruleset(r, v6):
 def l4(r, proto):
     sport, dport = r.choice(PORTS), r.choice(PORTS)
     if proto == 6:
-        b = struct.pack('!HHIIBBHHH', sport, dport, 1, 0, 0x50,
-                        r.choice([0x02, 0x10, 0x12, 0x04, 0x11]), 512, 0, 0)
+        opts = tcp_options(r)
+        doff = 5 + len(opts) // 4 if r.random() < .9 else r.randint(0, 15)
+        b = struct.pack('!HHIIBBHHH', sport, dport, 1, 0, doff << 4,
+                        r.choice([0x02, 0x10, 0x12, 0x04, 0x11]), 512, 0,
+                        0) + opts
     elif proto == 17:
         b = struct.pack('!HHHH', sport, dport, 8, 0)
     elif proto in (1, 58):
@@ -316,7 +358,8 @@ def run(v6, tables, seed, npkts, senders):
             failed += 1
             continue
         for _ in range(npkts):
-            frame = MAC_B + MAC_A + ethertype + packet(r, v6)
+            src = bytes.fromhex(r.choice(MACS).replace(':', ''))
+            frame = MAC_B + src + ethertype + packet(r, v6)
             for s in senders:
                 s.send(frame)
         got = [save(ns, v6) for ns in ('b1', 'b2')]
