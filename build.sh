@@ -10,6 +10,7 @@ set -o pipefail
 . "$HARNESS/vm.sh"
 . "$HARNESS/check.sh"
 . "$HARNESS/test.sh"
+. "$HARNESS/bench.sh"
 
 usage() {
 	cat <<USAGE
@@ -21,6 +22,8 @@ usage: ./build.sh [COMMAND]
   build [--work]  apply the series (or take the developer tree's HEAD)
                 and build kernel, modules, selftests
   fuzz [SECONDS [JOBS]]  libFuzzer on the helper's blob validator (0: forever)
+  bench [N...]  iptables-legacy, bpfilter and nftables side by side in the
+                guest; table, build/bench.{csv,svg,txt}
   vm [--share DIR] [--timeout S] -- CMD...  run CMD in the guest
   shell [--share DIR]  interactive guest
   setup [--force]  developer tree with the series as commits ($WORK)
@@ -38,6 +41,7 @@ main() {
 	check)	cmd_deps && ensure_base && cmd_check "$@" ;;
 	deps)	cmd_deps ;;
 	build)	ensure_base && cmd_build "$@" ;;
+	bench)	cmd_deps && ensure_base && cmd_build && cmd_bench "$@" ;;
 	fuzz)	ensure_base && sync_src && BPFILTER_TREE=$SRC "$HARNESS/validate/fuzz.sh" "$@" ;;
 	vm)	cmd_vm "$@" ;;
 	shell)	cmd_shell "$@" ;;

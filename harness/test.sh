@@ -168,6 +168,7 @@ cmd_test() {
 	run_test "vm: a WARN in the guest fails the run" vm_fails_on_warn
 	run_kunit
 	run_kselftests
+	run_test "bench: ./build.sh bench runs in the guest (N=10, every mode)" bench_smoke
 	summary
 }
 

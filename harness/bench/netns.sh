@@ -14,9 +14,9 @@ table() {
 	echo '*filter'
 	for ((i = 0; i < rules; i++)); do
 		if [ "$1" = 6 ]; then
-			printf -- '-A OUTPUT -d 2001:db8:%x::1/128 -p udp --dport %d -j DROP\n' $i $((1000 + i % 60000))
+			printf -- '-A OUTPUT -d 2001:db8:%x:%x::1/128 -p udp --dport %d -j DROP\n' $((i >> 16)) $((i & 65535)) $((1000 + i % 60000))
 		else
-			printf -- '-A OUTPUT -d 10.%d.%d.1/32 -p udp --dport %d -j DROP\n' $((i / 256)) $((i % 256)) $((1000 + i % 60000))
+			printf -- '-A OUTPUT -d 10.%d.%d.%d/32 -p udp --dport %d -j DROP\n' $((i >> 16)) $((i >> 8 & 255)) $((i & 255)) $((1000 + i % 60000))
 		fi
 	done
 	echo COMMIT

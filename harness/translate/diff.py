@@ -15,10 +15,11 @@ import struct
 import subprocess
 import sys
 
-# The guest's differential test, in the mirror of the tree: its tcp
-# options generator serves here too.
+# The guest's differential test, in the mirror of the tree: its
+# generators of tcp options and of rules for the classifier serve here too.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '../../tools/testing/selftests/bpfilter'))
+import translate_diff  # noqa: E402
 from translate_diff import TCPOPTS, tcp_options  # noqa: E402
 
 ADDRS = ['10.0.0.1', '10.0.0.2', '10.0.1.1', '10.1.0.1', '192.168.1.1',
@@ -117,6 +118,9 @@ def ruleset(r):
         lines.append(f':{c} - [0:0]')
     for ci, c in enumerate(['OUTPUT'] + chains):
         later = chains[ci:]
+        if r.random() < .3:
+            for _ in range(r.randint(2, 40)):
+                lines.append(f'-A {c} {translate_diff.simple(r, V6)}')
         for _ in range(r.randint(0, 12)):
             t = r.choice(['ACCEPT', 'DROP', 'RETURN', 'jump', 'goto', ''])
             if t in ('jump', 'goto'):
@@ -227,8 +231,11 @@ def main():
                 s.sendto(p, (dst, 0))
             except OSError:
                 pass
+        # Every other table with short runs classified too.
+        env = dict(os.environ, BPFILTER_CLS_MIN='2' if i % 2 else '16')
         res = subprocess.run([prog, fam, '3'], input='\n'.join(
-            p.hex() for p in pkts).encode() + b'\n', capture_output=True)
+            p.hex() for p in pkts).encode() + b'\n', capture_output=True,
+            env=env)
         if res.returncode:
             failed += 1
             print(f'seed {i}: FAIL\n{rules}{res.stdout.decode()}'

@@ -21,6 +21,7 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
 
+#include "classify.h"
 #include "ir.h"
 #include "kernel_table.h"
 #include "load.h"
@@ -61,6 +62,9 @@ int main(int argc, char **argv)
 
 	if (argc != 3)
 		return 2;
+	/* Short runs of simple rules go through the classifier too. */
+	if (getenv("BPFILTER_CLS_MIN"))
+		bf_cls_min_run = atoi(getenv("BPFILTER_CLS_MIN"));
 	family = atoi(argv[1]) == 6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
 	ctx.pf = family;
 	ctx.hook = atoi(argv[2]);

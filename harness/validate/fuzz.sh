@@ -16,7 +16,7 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I "$helper" -I "$tree/net/bpfilter" \
 	-iquote "$tree/tools/include" -o "$out/fuzz_validate" \
 	"$here/fuzz_validate.c" \
-	"$helper"/{validate,ext,ir,emit,match,packet,codegen}.c
+	"$helper"/{validate,ext,ir,emit,match,packet,codegen,classify,lookup}.c
 cd "$out"
 exec ./fuzz_validate -max_total_time="$secs" -max_len=65536 -jobs="${2:-1}" \
 	-print_final_stats=1 corpus

@@ -18,17 +18,24 @@
 static const struct bf_btf btf = {
 	.dynptr_from_skb = 1000, .ctx_skb = 8, .state_in = 8, .state_out = 16,
 	.dev_name = 256, .skb_len = 112, .reject = 1001, .log = 1002,
+	.match = 1003,
 };
 
 static void compile(__u8 family, void *entries,
 		    const struct bf_table_info *info)
 {
 	struct bf_code code = {};
+	struct bf_cls cls;
 	struct bf_ir ir;
 
+	/* Short runs too, so that the classifier is fuzzed as well. */
+	bf_cls_min_run = 2;
 	if (!bf_ir_build(family, entries, info, &ir) &&
-	    !bf_codegen(&ir, &btf, 3, &code))
-		free(code.insns);
+	    !bf_cls_plan(&ir, &cls)) {
+		if (!bf_codegen(&ir, &btf, 3, &cls, 4, &code))
+			free(code.insns);
+		bf_cls_free(&cls);
+	}
 	bf_ir_free(&ir);
 }
 

@@ -8,8 +8,9 @@
  * whole old program or the whole new one. bpf_nf_link_update() cannot do
  * that in 6.12, hence hooks of our own rather than BPF netfilter links.
  *
- * The counters are the program's only map, a per-CPU array of struct
- * xt_counters with an element per entry, read and added to from here.
+ * The counters are the program's per-CPU array of struct xt_counters with
+ * an element per entry, read and added to from here. Its only other map
+ * may be the hash map of its classifier (long runs of simple rules).
  */
 #include <linux/bpf.h>
 #include <linux/filter.h>
@@ -143,7 +144,12 @@ void bpfilter_conntrack_put(struct bpfilter_net *bn, int family)
 
 static struct bpf_map *bpfilter_counters(const struct bpf_prog *prog)
 {
-	return prog->aux->used_maps[0];
+	struct bpf_map *map = prog->aux->used_maps[0];
+
+	if (map->map_type != BPF_MAP_TYPE_PERCPU_ARRAY &&
+	    prog->aux->used_map_cnt > 1)
+		map = prog->aux->used_maps[1];
+	return map;
 }
 
 /**
@@ -160,12 +166,13 @@ struct bpf_prog *bpfilter_prog_get(u32 id, unsigned int number)
 {
 	struct bpf_prog *prog = bpf_prog_by_id(id);
 	struct bpf_map *map;
+	u32 i;
 
 	if (IS_ERR(prog))
 		return prog;
 	if (prog->type != BPF_PROG_TYPE_NETFILTER ||
 	    prog->expected_attach_type != BPF_NETFILTER ||
-	    prog->aux->used_map_cnt != 1)
+	    prog->aux->used_map_cnt < 1 || prog->aux->used_map_cnt > 2)
 		goto err_put;
 	map = bpfilter_counters(prog);
 	if (map->map_type != BPF_MAP_TYPE_PERCPU_ARRAY ||
@@ -173,6 +180,10 @@ struct bpf_prog *bpfilter_prog_get(u32 id, unsigned int number)
 	    map->value_size != sizeof(struct xt_counters) ||
 	    map->max_entries != number)
 		goto err_put;
+	for (i = 0; i < prog->aux->used_map_cnt; i++)
+		if (prog->aux->used_maps[i] != map &&
+		    prog->aux->used_maps[i]->map_type != BPF_MAP_TYPE_HASH)
+			goto err_put;
 	return prog;
 
 err_put:

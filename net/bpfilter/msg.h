@@ -103,8 +103,9 @@ enum bpfilter_match {
  *	counters: the kernel reads them from the program)
  * @prog_id: after a replace the helper serves, the id of the table's
  *	BPF_PROG_TYPE_NETFILTER program; the helper keeps it open until the
- *	table is replaced or dropped. Its only map is the counters: a per-CPU
- *	array of struct xt_counters with an element per entry.
+ *	table is replaced or dropped. Its maps are the counters, a per-CPU
+ *	array of struct xt_counters with an element per entry, and maybe
+ *	the hash map of its classifier.
  * @reserved: zero
  */
 struct bpfilter_reply {

@@ -19,6 +19,7 @@
 #include "emit.h"
 #include "msg.h"
 #include "match.h"
+#include "lookup.h"
 #include "packet.h"
 
 /* A cap on the blocks, far above what BF_MAX_INSNS allows anyway. */
@@ -37,6 +38,8 @@ struct gen {
 	const struct bf_ir *ir;
 	const struct bf_btf *btf;
 	int counters_fd;
+	const struct bf_cls *cls;
+	int cls_fd;
 
 	struct state *states;
 	unsigned int nstates, states_cap;
@@ -109,9 +112,9 @@ static int state_label(struct gen *g, const unsigned int *key,
 		g->e.err = -E2BIG;
 		return NO_LABEL;
 	}
-	if (!bf_grow(&g->e, (void **)&g->states, &g->states_cap,
+	if (!bf_grow(&g->e.err, (void **)&g->states, &g->states_cap,
 		     g->nstates + 1, sizeof(*s)) ||
-	    !bf_grow(&g->e, (void **)&g->work, &g->work_cap, g->nwork + 1,
+	    !bf_grow(&g->e.err, (void **)&g->work, &g->work_cap, g->nwork + 1,
 		     sizeof(*g->work)))
 		return NO_LABEL;
 	s = &g->states[g->nstates];
@@ -159,13 +162,12 @@ static int next_state(struct gen *g, const unsigned int *key,
 	return label;
 }
 
-/* ADD_COUNTER(*counter, skb->len, 1), on this CPU's copy. */
-static void emit_counter(struct gen *g, unsigned int index)
+/* ADD_COUNTER(*counter, skb->len, 1) of the entry at S_KEY, on this CPU. */
+static void emit_count(struct gen *g)
 {
 	struct bf_emit *e = &g->e;
 	struct bpf_insn map[2] = { BPF_LD_MAP_FD(R1, g->counters_fd) };
 
-	bf_emit(e, BPF_ST_MEM(BPF_W, FP, S_KEY, index));
 	bf_emit(e, map[0]);
 	bf_emit(e, map[1]);
 	bf_emit(e, BPF_MOV64_REG(R2, FP));
@@ -179,6 +181,30 @@ static void emit_counter(struct gen *g, unsigned int index)
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_LEN));
 	bf_emit(e, BPF_ATOMIC_OP(BPF_DW, BPF_ADD, R0, R1,
 				 offsetof(struct xt_counters, bcnt)));
+}
+
+static void emit_counter(struct gen *g, unsigned int index)
+{
+	bf_emit(&g->e, BPF_ST_MEM(BPF_W, FP, S_KEY, index));
+	emit_count(g);
+}
+
+/* A classified run, its first entry in the state @key; the miss path next. */
+static void emit_run(struct gen *g, const struct bf_cls_run *run)
+{
+	struct bf_emit *e = &g->e;
+	int miss = bf_new_label(e);
+
+	bf_emit_run(e, g->ir->family, g->cls, run, g->cls_fd, miss);
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_BEST));
+	bf_emit(e, BPF_STX_MEM(BPF_W, FP, R1, S_KEY));
+	emit_count(g);
+	/* A verdict the verifier knows is NF_DROP or NF_ACCEPT. */
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_VERD));
+	bf_emit(e, BPF_JMP_IMM(BPF_JNE, R1, NF_DROP, 2));
+	bf_verdict(e, NF_DROP);
+	bf_verdict(e, NF_ACCEPT);
+	bf_bind(e, miss);
 }
 
 /* bpfilter_reject(skb, state, with), then the drop */
@@ -282,7 +308,7 @@ static void emit_states(struct gen *g, unsigned int index)
 	while (!e->err && !g->states[index].emitted) {
 		/* The key stays put when states grows; the state may not. */
 		unsigned int *key = g->states[index].key;
-		unsigned int entry = key[KEY_ENTRY], fixups;
+		unsigned int entry = key[KEY_ENTRY], fixups, after, run;
 		const struct bf_rule *r;
 		int fail, next;
 
@@ -293,8 +319,13 @@ static void emit_states(struct gen *g, unsigned int index)
 			bf_verdict(e, NF_DROP);
 			return;
 		}
+		run = g->cls && g->cls->run_at ? g->cls->run_at[entry] : 0;
+		after = entry + 1;
 		r = &g->ir->rules[entry];
-		if (!bf_rule_never(g->ir->family, r)) {
+		if (run) {
+			emit_run(g, &g->cls->runs[run - 1]);
+			after = g->cls->runs[run - 1].end;
+		} else if (!bf_rule_never(g->ir->family, r)) {
 			fail = bf_new_label(e);
 			fixups = e->nfixups;
 			if (bf_emit_rule_match(e, g->ir->family, r, g->btf, fail)) {
@@ -306,7 +337,7 @@ static void emit_states(struct gen *g, unsigned int index)
 				return;
 			bf_bind(e, fail);
 		}
-		next = next_state(g, key, entry + 1, 0, ~0u, &index);
+		next = next_state(g, key, after, 0, ~0u, &index);
 		if (g->states[index].emitted)
 			bf_gotol(e, next);
 	}
@@ -328,6 +359,8 @@ static void free_gen(struct gen *g)
  * bf_codegen - the program of a table
  * @ir: the table
  * @btf: what the kernel's BTF says
+ * @cls: runs of the table to classify, or NULL
+ * @cls_fd: the classifier's map, filled in, if @cls has runs
  * @counters_fd: the map of the counters, a per-CPU array of
  *	struct xt_counters with an element per entry
  * @code: the instructions, to be freed by the caller
@@ -336,12 +369,15 @@ static void free_gen(struct gen *g)
  * instructions, or another negative errno.
  */
 int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
-	       int counters_fd, struct bf_code *code)
+	       int counters_fd, const struct bf_cls *cls, int cls_fd,
+	       struct bf_code *code)
 {
 	struct gen g = {
 		.ir = ir,
 		.btf = btf,
 		.counters_fd = counters_fd,
+		.cls = cls,
+		.cls_fd = cls_fd,
 	};
 	unsigned int h, i, key[KEY_STACK], index;
 	int err;

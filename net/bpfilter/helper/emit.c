@@ -19,8 +19,8 @@ struct bf_fixup {
 	bool wide;		/* a gotol, with the offset in imm */
 };
 
-bool bf_grow(struct bf_emit *e, void **p, unsigned int *cap,
-	     unsigned int want, size_t size)
+bool bf_grow(int *err, void **p, unsigned int *cap, unsigned int want,
+	     size_t size)
 {
 	unsigned int n = *cap ? *cap : 64;
 	void *q;
@@ -31,7 +31,7 @@ bool bf_grow(struct bf_emit *e, void **p, unsigned int *cap,
 		n *= 2;
 	q = realloc(*p, (size_t)n * size);
 	if (!q) {
-		e->err = e->err ?: -ENOMEM;
+		*err = *err ?: -ENOMEM;
 		return false;
 	}
 	*p = q;
@@ -47,7 +47,7 @@ void bf_emit(struct bf_emit *e, struct bpf_insn insn)
 		e->err = -E2BIG;
 		return;
 	}
-	if (!bf_grow(e, (void **)&e->insns, &e->cap, e->len + 1, sizeof(insn)))
+	if (!bf_grow(&e->err, (void **)&e->insns, &e->cap, e->len + 1, sizeof(insn)))
 		return;
 	e->insns[e->len++] = insn;
 }
@@ -62,7 +62,7 @@ void bf_emit_ld64(struct bf_emit *e, int reg, __u64 imm)
 
 int bf_new_label(struct bf_emit *e)
 {
-	if (!bf_grow(e, (void **)&e->labels, &e->labels_cap, e->nlabels + 1,
+	if (!bf_grow(&e->err, (void **)&e->labels, &e->labels_cap, e->nlabels + 1,
 		     sizeof(*e->labels)))
 		return NO_LABEL;
 	e->labels[e->nlabels] = -1;
@@ -80,7 +80,7 @@ static void jump(struct bf_emit *e, struct bpf_insn insn, int label,
 {
 	if (label == NO_LABEL || e->err)
 		return;
-	if (!bf_grow(e, (void **)&e->fixups, &e->fixups_cap, e->nfixups + 1,
+	if (!bf_grow(&e->err, (void **)&e->fixups, &e->fixups_cap, e->nfixups + 1,
 		     sizeof(*e->fixups)))
 		return;
 	e->fixups[e->nfixups++] = (struct bf_fixup) {

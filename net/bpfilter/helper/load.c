@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Loading a table's program: the facts of the running kernel from its BTF,
- * the counters map, the code, and the verifier's word on it. Attaching is
+ * the counters map, the classifier's map, the code, and the verifier's
+ * word on it. Attaching is
  * bpfilter.ko's: it takes the program by id and runs it at its hooks.
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -203,6 +203,39 @@ static int load_code(const struct bf_code *code, struct bf_prog *prog,
 	return 0;
 }
 
+/* The classifier's hash map, filled in; -1 if no run is classified. */
+static int load_cls(const struct bf_cls *cls)
+{
+	struct bf_cls_value *values = NULL;
+	struct bf_cls_key *keys = NULL;
+	__u32 i, n = cls->nentries;
+	int fd, err = -ENOMEM;
+
+	if (!n)
+		return -1;
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bpfilter_cls",
+			    sizeof(*keys), sizeof(*values), n, NULL);
+	if (fd < 0)
+		return fd;
+	keys = malloc(n * sizeof(*keys));
+	values = malloc(n * sizeof(*values));
+	if (!keys || !values)
+		goto out;
+	for (i = 0; i < n; i++) {
+		keys[i] = cls->entries[i].key;
+		values[i] = cls->entries[i].value;
+	}
+	err = bpf_map_update_batch(fd, keys, values, &n, NULL);
+out:
+	free(keys);
+	free(values);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 /**
  * bf_load - compiles and loads the program of a table
  * @ir: the table
@@ -215,10 +248,12 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *prog)
 {
 	const struct bf_btf *btf = kernel_btf();
 	struct bf_code code = {};
+	struct bf_cls cls;
 	int err;
 
 	prog->prog_fd = -1;
 	prog->map_fd = -1;
+	prog->cls_fd = -1;
 	if (!btf)
 		return BF_FALLBACK;
 	prog->map_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
@@ -227,8 +262,16 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *prog)
 				      NULL);
 	if (prog->map_fd < 0)
 		return prog->map_fd;
+	err = bf_cls_plan(ir, &cls);
+	if (err)
+		goto out;
+	prog->cls_fd = load_cls(&cls);
+	if (prog->cls_fd < -1) {
+		err = prog->cls_fd;
+		goto out;
+	}
 
-	err = bf_codegen(ir, btf, prog->map_fd, &code);
+	err = bf_codegen(ir, btf, prog->map_fd, &cls, prog->cls_fd, &code);
 	if (err == -E2BIG) {
 		fprintf(stderr, "table over %u BPF instructions: ip_tables serves it\n",
 			BF_MAX_INSNS);
@@ -241,6 +284,8 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *prog)
 			err = BF_FALLBACK;
 	}
 	free(code.insns);
+out:
+	bf_cls_free(&cls);
 	if (err)
 		bf_unload(prog);
 	return err;
@@ -252,7 +297,10 @@ void bf_unload(struct bf_prog *prog)
 		close(prog->prog_fd);
 	if (prog->map_fd >= 0)
 		close(prog->map_fd);
+	if (prog->cls_fd >= 0)
+		close(prog->cls_fd);
 	prog->prog_fd = -1;
 	prog->map_fd = -1;
+	prog->cls_fd = -1;
 	prog->prog_id = 0;
 }

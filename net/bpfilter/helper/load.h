@@ -10,12 +10,14 @@
  * struct bf_prog - a table's program, loaded
  * @prog_fd: the program, BPF_PROG_TYPE_NETFILTER
  * @map_fd: its counters, a per-CPU array of struct xt_counters
+ * @cls_fd: its classifier's hash map (classify.c), or -1
  * @prog_id: what the kernel knows it by
  * @insns: its length
  */
 struct bf_prog {
 	int prog_fd;
 	int map_fd;
+	int cls_fd;
 	__u32 prog_id;
 	unsigned int insns;
 };

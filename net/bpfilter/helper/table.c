@@ -129,6 +129,7 @@ static int bf_parse(const struct bpfilter_req *req, const void *data,
 		return -ENOMEM;
 	t->prog.prog_fd = -1;
 	t->prog.map_fd = -1;
+	t->prog.cls_fd = -1;
 	t->cookie = req->net_cookie;
 	t->family = req->family;
 	memcpy(t->name, repl->name, sizeof(t->name));

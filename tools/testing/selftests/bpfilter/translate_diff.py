@@ -8,6 +8,8 @@ compiled by bpfilter, b2's has one more chain that bpfilter cannot compile
 random packets go from namespace a to both, to be delivered (INPUT) or
 forwarded (FORWARD); their answers, if any, go through OUTPUT. Then every
 counter of the two tables must be equal, as iptables-save -c prints them.
+Some chains begin with 16 to 40 simple rules, which bpfilter's classifier
+serves with hash lookups rather than code.
 
 Usage: translate_diff.py [TABLES [SEED [PACKETS]]], for each family.
 """
@@ -237,6 +239,24 @@ def tcp_options(r):
     return b + b'\0' * (-len(b) % 4)
 
 
+def simple(r, v6):
+    """A rule for bpfilter's classifier: addresses, protocol, ports."""
+    m = []
+    if r.random() < .7:
+        m.append('-s ' + addr(r, v6, SRC6 if v6 else SRC4))
+    if r.random() < .5:
+        m.append('-d ' + addr(r, v6, DST6 if v6 else DST4))
+    proto = r.choice(['', 'tcp', 'udp', 'udp', 'icmpv6' if v6 else 'icmp'])
+    if proto:
+        m.append('-p ' + proto)
+    if proto in ('tcp', 'udp'):
+        if r.random() < .7:
+            m.append('--dport ' + ports(r))
+        if r.random() < .3:
+            m.append('--sport ' + ports(r))
+    return ' '.join(m) + ' -j ' + r.choice(['ACCEPT', 'DROP'])
+
+
 def ruleset(r, v6):
     chains = [f'c{i}' for i in range(r.randint(0, 3))]
     lines = ['*filter']
@@ -246,6 +266,10 @@ def ruleset(r, v6):
         lines.append(f':{c} - [0:0]')
     for c in ['INPUT', 'FORWARD', 'OUTPUT'] + chains:
         later = chains[chains.index(c) + 1:] if c in chains else chains
+        # 16 or more in a row: bpfilter's classifier takes them.
+        if r.random() < .2:
+            lines += [f'-A {c} {simple(r, v6)}'
+                      for _ in range(r.randint(16, 40))]
         for _ in range(r.randint(0, 8)):
             t = r.choice(['ACCEPT', 'DROP', 'RETURN', 'jump', 'goto', '',
                           'REJECT', 'LOG'])

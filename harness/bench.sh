@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+# ./build.sh bench: the benchmark of issue 6 in the guest. Sourced.
+
+# cmd_bench [N...]: guest.sh for N rules (10 to 100,000 by default), then
+# the table on stdout and in build/bench.txt, build/bench.csv and the plot
+# build/bench.svg. BENCH_FAMILIES, BENCH_VARIANTS, BENCH_SECONDS (per
+# point of the flood) narrow it.
+cmd_bench() {
+	local dir=${BENCH_OUT:-$TOP/build} ns=("$@")
+
+	[ ${#ns[@]} -gt 0 ] || ns=(10 100 1000 10000 100000)
+	mkdir -p "$dir/scripts" || return
+	# The guest may not see the checkout (a clone in /tmp): copy.
+	cp "$HARNESS"/bench/{guest.sh,flood.py} "$dir/scripts/" || return
+	vm_run --share "$dir" --timeout "${BENCH_TIMEOUT:-7200}" -- \
+		env BENCH_SECONDS="${BENCH_SECONDS:-0.5}" bash \
+		"$dir/scripts/guest.sh" "$dir" "${BENCH_FAMILIES:-4 6}" \
+		"${BENCH_VARIANTS:-exact prefix}" "${ns[@]}" || return
+	python3 "$HARNESS/bench/report.py" "$dir/bench.csv" "$dir/bench.svg" |
+		tee "$dir/bench.txt"
+}
+
+# In ./build.sh test: the benchmark at N=10, so that it keeps working.
+bench_smoke() {
+	local dir=$OUT/bench-smoke mode
+
+	rm -rf "$dir"
+	BENCH_OUT=$dir BENCH_FAMILIES="4 6" BENCH_VARIANTS="exact prefix" \
+		BENCH_SECONDS=0.05 BENCH_TIMEOUT=900 cmd_bench 10 >"$dir.log" 2>&1 ||
+		{ tail -n 20 "$dir.log"; return 1; }
+	for mode in ip_tables bpfilter nft-lines nft-set; do
+		grep -q ",$mode,ns_last," "$dir/bench.csv" ||
+			{ echo "no $mode row"; tail -n 20 "$dir.log"; return 1; }
+	done
+	grep -q ',bpfilter,prog_insns,[0-9]' "$dir/bench.csv" ||
+		{ echo "bpfilter did not compile the tables"; return 1; }
+	grep -q '<polyline' "$dir/bench.svg" || { echo "no plot"; return 1; }
+}

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The classifier: long runs of simple rules (addresses under masks, a
+ * protocol, ports, ACCEPT or DROP) become lookups in a hash map instead
+ * of code per rule, as in tuple space search. The rules of a run fall in
+ * a few shapes (which masks, which fields); a packet's key under each
+ * shape is looked up, and the lowest entry found is the first rule that
+ * matches. Per packet, the cost is that of the shapes, whatever the
+ * number of rules.
+ *
+ * Rules with ports drop a packet whose transport header they cannot read
+ * (ip_tables' hotdrop), as do IPv6 rules with -p when ipv6_find_hdr()
+ * fails. Projections of those rules onto their address part find the
+ * first one that would do so; the program drops the packet if it comes
+ * before the first match.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <linux/in.h>
+
+#include "classify.h"
+#include "emit.h"
+
+unsigned int bf_cls_min_run = BF_CLS_MIN_RUN;
+
+/* A rule as the classifier sees it. */
+struct simple {
+	const __u8 *src, *smsk, *dst, *dmsk;
+	unsigned int alen;
+	__u8 proto;
+	__u8 l4proto;
+	bool proto6;
+	bool unconditional;
+	__u32 verdict;
+	unsigned int nsrc, ndst;
+	__u16 sval[BF_CLS_MAX_BLOCKS], smask[BF_CLS_MAX_BLOCKS];
+	__u16 dval[BF_CLS_MAX_BLOCKS], dmask[BF_CLS_MAX_BLOCKS];
+};
+
+static bool zero(const void *p, size_t n)
+{
+	const __u8 *c = p;
+
+	while (n--)
+		if (*c++)
+			return false;
+	return true;
+}
+
+/* [lo, hi] as aligned blocks of ports: values and masks; max + 1 if more. */
+static unsigned int blocks(__u16 lo, __u16 hi, __u16 *val, __u16 *mask)
+{
+	unsigned int n = 0;
+	__u32 p = lo, size;
+
+	while (p <= hi) {
+		for (size = 1; size < 0x10000 && !(p & (size * 2 - 1)) &&
+		     p + size * 2 - 1 <= hi; size *= 2)
+			;
+		if (n == BF_CLS_MAX_BLOCKS)
+			return n + 1;
+		val[n] = p;
+		mask[n] = ~(size - 1);
+		n++;
+		p += size;
+	}
+	return n;
+}
+
+static bool simple_ip(const struct bf_ir *ir, const struct bf_rule *r,
+		      struct simple *s)
+{
+	if (ir->family == NFPROTO_IPV6) {
+		const struct ip6t_ip6 *ip = &r->ip6;
+
+		if (ip->invflags || (ip->flags & ~IP6T_F_PROTO) ||
+		    !zero(ip->iniface_mask, IFNAMSIZ) ||
+		    !zero(ip->outiface_mask, IFNAMSIZ))
+			return false;
+		s->alen = sizeof(ip->src);
+		s->src = ip->src.s6_addr;
+		s->smsk = ip->smsk.s6_addr;
+		s->dst = ip->dst.s6_addr;
+		s->dmsk = ip->dmsk.s6_addr;
+		s->proto6 = ip->flags & IP6T_F_PROTO;
+		s->proto = s->proto6 ? ip->proto : 0;
+		return true;
+	}
+	if (r->ip.invflags || r->ip.flags ||
+	    !zero(r->ip.iniface_mask, IFNAMSIZ) ||
+	    !zero(r->ip.outiface_mask, IFNAMSIZ))
+		return false;
+	s->alen = sizeof(r->ip.src);
+	s->src = (const __u8 *)&r->ip.src;
+	s->smsk = (const __u8 *)&r->ip.smsk;
+	s->dst = (const __u8 *)&r->ip.dst;
+	s->dmsk = (const __u8 *)&r->ip.dmsk;
+	s->proto = r->ip.proto;
+	return true;
+}
+
+static bool simple_ports(const __u16 *spts, const __u16 *dpts,
+			 struct simple *s)
+{
+	s->nsrc = blocks(spts[0], spts[1], s->sval, s->smask);
+	s->ndst = blocks(dpts[0], dpts[1], s->dval, s->dmask);
+	return s->nsrc <= BF_CLS_MAX_BLOCKS && s->ndst <= BF_CLS_MAX_BLOCKS &&
+	       s->nsrc * s->ndst <= BF_CLS_MAX_BLOCKS;
+}
+
+/* Whether @r is simple, and how it looks if so. */
+static bool simple(const struct bf_ir *ir, const struct bf_rule *r,
+		   struct simple *s)
+{
+	static const __u16 any[2] = { 0, 0xFFFF };
+	const struct bf_match *m = r->matches;
+
+	memset(s, 0, sizeof(*s));
+	if (r->action == BF_ACCEPT)
+		s->verdict = NF_ACCEPT;
+	else if (r->action == BF_DROP)
+		s->verdict = NF_DROP;
+	else
+		return false;
+	if (!simple_ip(ir, r, s) || r->nmatches > 1)
+		return false;
+	if (!r->nmatches) {
+		simple_ports(any, any, s);
+	} else if (m->kind == BF_MATCH_TCP) {
+		if (m->tcp.invflags || m->tcp.flg_mask || m->tcp.option ||
+		    !simple_ports(m->tcp.spts, m->tcp.dpts, s))
+			return false;
+		s->l4proto = IPPROTO_TCP;
+	} else if (m->kind == BF_MATCH_UDP) {
+		if (m->udp.invflags ||
+		    !simple_ports(m->udp.spts, m->udp.dpts, s))
+			return false;
+		s->l4proto = IPPROTO_UDP;
+	} else {
+		return false;
+	}
+	/* The validator saw to it that ports come with their protocol. */
+	if (s->l4proto && s->proto != s->l4proto)
+		return false;
+	s->unconditional = !s->proto && !s->proto6 && !s->l4proto &&
+			   zero(s->smsk, s->alen) && zero(s->dmsk, s->alen);
+	return true;
+}
+
+static bool same_shape(const struct bf_cls_shape *a,
+		       const struct bf_cls_shape *b)
+{
+	return !memcmp(&a->kind, &b->kind,
+		       sizeof(*a) - offsetof(struct bf_cls_shape, kind));
+}
+
+static void make_shape(struct bf_cls_shape *sh, const struct simple *s,
+		       __u8 kind, unsigned int b)
+{
+	memset(sh, 0, sizeof(*sh));
+	sh->kind = kind;
+	memcpy(sh->smsk, s->smsk, s->alen);
+	memcpy(sh->dmsk, s->dmsk, s->alen);
+	if (kind == BF_CLS_ADDR) {
+		sh->any_proto = true;
+		return;
+	}
+	sh->l4proto = s->l4proto;
+	sh->any_proto = !s->proto;
+	sh->proto6 = s->proto6;
+	if (kind == BF_CLS_RULE) {
+		sh->spmask = htons(s->smask[b / s->ndst]);
+		sh->dpmask = htons(s->dmask[b % s->ndst]);
+	}
+}
+
+/* The shape of the run equal to @sh, or -1. */
+static int find_shape(const struct bf_cls *cls, unsigned int first,
+		      const struct bf_cls_shape *sh)
+{
+	unsigned int i;
+
+	for (i = first; i < cls->nshapes; i++)
+		if (same_shape(&cls->shapes[i], sh))
+			return i;
+	return -1;
+}
+
+static void make_key(struct bf_cls_key *k, const struct bf_cls_shape *sh,
+		     const struct simple *s, __u16 sport, __u16 dport)
+{
+	unsigned int i;
+
+	memset(k, 0, sizeof(*k));
+	k->shape = sh->id;
+	k->proto = sh->any_proto ? 0 : s->proto;
+	k->sport = htons(sport) & sh->spmask;
+	k->dport = htons(dport) & sh->dpmask;
+	for (i = 0; i < s->alen; i++) {
+		k->src[i] = s->src[i] & sh->smsk[i];
+		k->dst[i] = s->dst[i] & sh->dmsk[i];
+	}
+}
+
+/* No packet matches an address with bits its mask has not, or no port. */
+static bool never(const struct simple *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->alen; i++)
+		if ((s->src[i] & ~s->smsk[i]) || (s->dst[i] & ~s->dmsk[i]))
+			return true;
+	return !s->nsrc || !s->ndst;
+}
+
+/*
+ * Adds rule @index, seen as @s, to the run whose shapes start at @first.
+ * Returns 1, adding nothing, if the run would have too many shapes.
+ */
+static int add_rule(struct bf_cls *cls, const struct bf_ir *ir,
+		    unsigned int first, unsigned int index,
+		    const struct simple *s)
+{
+	struct bf_cls_shape want[BF_CLS_MAX_BLOCKS + 2];
+	unsigned int nwant = 0, fresh = 0, i, b;
+	struct bf_cls_entry *en;
+	int at[BF_CLS_MAX_BLOCKS + 2], err = 0;
+
+	for (b = 0; b < s->nsrc * s->ndst; b++)
+		make_shape(&want[nwant++], s, BF_CLS_RULE, b);
+	if (s->l4proto)
+		make_shape(&want[nwant++], s, BF_CLS_L4, 0);
+	if (s->proto6)
+		make_shape(&want[nwant++], s, BF_CLS_ADDR, 0);
+	for (i = 0; i < nwant; i++) {
+		at[i] = find_shape(cls, first, &want[i]);
+		if (at[i] < 0) {
+			unsigned int j;
+
+			for (j = 0; j < i && !same_shape(&want[j], &want[i]); j++)
+				;
+			fresh += j == i;
+		}
+	}
+	if (cls->nshapes - first + fresh > BF_CLS_MAX_SHAPES)
+		return 1;
+	if (!bf_grow(&err, (void **)&cls->shapes, &cls->caps[1],
+		     cls->nshapes + fresh, sizeof(*cls->shapes)) ||
+	    !bf_grow(&err, (void **)&cls->entries, &cls->caps[2],
+		     cls->nentries + nwant, sizeof(*cls->entries)))
+		return err;
+	for (i = 0; i < nwant; i++) {
+		at[i] = find_shape(cls, first, &want[i]);
+		if (at[i] < 0) {
+			at[i] = cls->nshapes;
+			want[i].id = cls->nshapes;
+			cls->shapes[cls->nshapes++] = want[i];
+		}
+	}
+	if (never(s))
+		return 0;
+	for (i = 0; i < nwant; i++) {
+		const struct bf_cls_shape *sh = &cls->shapes[at[i]];
+
+		en = &cls->entries[cls->nentries++];
+		b = sh->kind == BF_CLS_RULE ? i : 0;
+		make_key(&en->key, sh, s, s->sval[b / s->ndst],
+			 s->dval[b % s->ndst]);
+		en->value.index = index;
+		en->value.verdict = sh->kind == BF_CLS_RULE ? s->verdict : 0;
+	}
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct bf_cls_entry *x = a, *y = b;
+	int c = memcmp(&x->key, &y->key, sizeof(x->key));
+
+	if (c)
+		return c;
+	return x->value.index < y->value.index ? -1 :
+	       x->value.index > y->value.index;
+}
+
+/* One entry per key, the lowest rule's: a later one never wins. */
+static void dedupe(struct bf_cls *cls)
+{
+	unsigned int i, n = 0;
+
+	qsort(cls->entries, cls->nentries, sizeof(*cls->entries), cmp_entry);
+	for (i = 0; i < cls->nentries; i++)
+		if (!n || memcmp(&cls->entries[n - 1].key,
+				 &cls->entries[i].key, sizeof(struct bf_cls_key)))
+			cls->entries[n++] = cls->entries[i];
+	cls->nentries = n;
+}
+
+/*
+ * Entries a state of the walk may start at: a run must start there or
+ * not contain it. Hook entries, targets of jumps and gotos, and policies
+ * (a RETURN from a built-in chain goes to its policy).
+ */
+static bool *heads(const struct bf_ir *ir)
+{
+	bool *head = calloc(ir->nrules + 1, sizeof(*head));
+	unsigned int h, i;
+
+	if (!head)
+		return NULL;
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (!(ir->valid_hooks & (1 << h)))
+			continue;
+		head[ir->hook_entry[h]] = true;
+		head[ir->underflow[h]] = true;
+	}
+	for (i = 0; i < ir->nrules; i++) {
+		const struct bf_rule *r = &ir->rules[i];
+
+		if (r->action == BF_JUMP || r->action == BF_GOTO)
+			head[r->jump] = true;
+		if (r->action == BF_JUMP)
+			head[i + 1] = true;
+	}
+	return head;
+}
+
+static int add_run(struct bf_cls *cls, unsigned int start, unsigned int end,
+		   unsigned int first)
+{
+	struct bf_cls_run *run;
+	unsigned int i;
+	int err = 0;
+
+	if (!bf_grow(&err, (void **)&cls->runs, &cls->caps[0], cls->nruns + 1,
+		     sizeof(*cls->runs)))
+		return err;
+	run = &cls->runs[cls->nruns++];
+	run->start = start;
+	run->end = end;
+	run->shape = first;
+	run->nshapes = cls->nshapes - first;
+	run->hotdrop = false;
+	for (i = first; i < cls->nshapes; i++)
+		run->hotdrop |= cls->shapes[i].kind != BF_CLS_RULE;
+	cls->run_at[start] = cls->nruns;
+	return 0;
+}
+
+/**
+ * bf_cls_plan - the runs of a table to classify, and the map's entries
+ * @ir: the table
+ * @cls: filled in, to be freed with bf_cls_free()
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int bf_cls_plan(const struct bf_ir *ir, struct bf_cls *cls)
+{
+	unsigned int i = 0, start, first, nentries;
+	struct simple s;
+	bool *head;
+	int err = 0;
+
+	memset(cls, 0, sizeof(*cls));
+	if (ir->nrules < bf_cls_min_run)
+		return 0;
+	head = heads(ir);
+	cls->run_at = calloc(ir->nrules, sizeof(*cls->run_at));
+	if (!head || !cls->run_at) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (i < ir->nrules) {
+		start = i;
+		first = cls->nshapes;
+		nentries = cls->nentries;
+		while (i < ir->nrules && (i == start || !head[i]) &&
+		       simple(ir, &ir->rules[i], &s)) {
+			err = add_rule(cls, ir, first, i, &s);
+			if (err < 0)
+				goto out;
+			if (err)
+				break;
+			i++;
+			/* Nothing after it in the chain is reached. */
+			if (s.unconditional)
+				break;
+		}
+		err = 0;
+		if (i - start >= bf_cls_min_run) {
+			err = add_run(cls, start, i, first);
+			if (err)
+				goto out;
+		} else {
+			cls->nshapes = first;
+			cls->nentries = nentries;
+			if (i == start)
+				i++;
+		}
+	}
+	dedupe(cls);
+out:
+	free(head);
+	if (err)
+		bf_cls_free(cls);
+	return err;
+}
+
+void bf_cls_free(struct bf_cls *cls)
+{
+	free(cls->runs);
+	free(cls->run_at);
+	free(cls->shapes);
+	free(cls->entries);
+	memset(cls, 0, sizeof(*cls));
+}

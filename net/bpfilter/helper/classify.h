@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _BPFILTER_CLASSIFY_H
+#define _BPFILTER_CLASSIFY_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "ir.h"
+
+/* The shortest run of simple rules worth a lookup instead of code. */
+#define BF_CLS_MIN_RUN		16
+/* The most shapes, each a lookup per packet, in a run. */
+#define BF_CLS_MAX_SHAPES	32
+/* The most keys a rule's port ranges may expand to. */
+#define BF_CLS_MAX_BLOCKS	32
+
+extern unsigned int bf_cls_min_run;
+
+/**
+ * struct bf_cls_key - a key of the classifier's hash map
+ * @shape: struct bf_cls_shape.id, so that all shapes share a map
+ * @proto: the protocol, 0 if the shape takes any
+ * @pad: zero
+ * @sport: the source port under the shape's mask, network order
+ * @dport: the destination port under the shape's mask, network order
+ * @src: the source address under the shape's mask (IPv4: 4 bytes)
+ * @dst: the destination address under the shape's mask
+ */
+struct bf_cls_key {
+	__u32 shape;
+	__u8 proto;
+	__u8 pad[3];
+	__be16 sport;
+	__be16 dport;
+	__u8 src[16];
+	__u8 dst[16];
+};
+
+/**
+ * struct bf_cls_value - what a key finds
+ * @index: the first entry of the run with that key, its counter's index
+ * @verdict: NF_ACCEPT or NF_DROP; 0 for a projection
+ */
+struct bf_cls_value {
+	__u32 index;
+	__u32 verdict;
+};
+
+/**
+ * enum bf_cls_kind - what a shape's keys stand for
+ * @BF_CLS_RULE: the rules themselves
+ * @BF_CLS_L4: the address part of rules with ports, for a packet whose
+ *	transport header they cannot read: the first such rule whose
+ *	address part matches drops it (hotdrop)
+ * @BF_CLS_ADDR: IPv6: the addresses of rules with -p, for a packet
+ *	whose protocol header ipv6_find_hdr() cannot find (hotdrop)
+ */
+enum bf_cls_kind {
+	BF_CLS_RULE,
+	BF_CLS_L4,
+	BF_CLS_ADDR,
+};
+
+/**
+ * struct bf_cls_shape - the masks of a class of rules: one lookup
+ * @id: its number in the keys
+ * @kind: enum bf_cls_kind
+ * @l4proto: IPPROTO_TCP or IPPROTO_UDP if the rules have ports, else 0
+ * @any_proto: the rules take any protocol: 0 in the key
+ * @proto6: IPv6 rules with -p (IP6T_F_PROTO): a protocol header needed
+ * @spmask: mask of the source port, network order
+ * @dpmask: mask of the destination port, network order
+ * @smsk: mask of the source address
+ * @dmsk: mask of the destination address
+ */
+struct bf_cls_shape {
+	__u32 id;
+	__u8 kind;
+	__u8 l4proto;
+	bool any_proto;
+	bool proto6;
+	__be16 spmask;
+	__be16 dpmask;
+	__u8 smsk[16];
+	__u8 dmsk[16];
+};
+
+/**
+ * struct bf_cls_run - consecutive simple rules of a chain, one lookup
+ *	per shape instead of code per rule
+ * @start: the first entry
+ * @end: the entry after the last one
+ * @shape: the first of its shapes in struct bf_cls.shapes
+ * @nshapes: their number
+ * @hotdrop: it has shapes of kind BF_CLS_L4 or BF_CLS_ADDR
+ */
+struct bf_cls_run {
+	unsigned int start, end;
+	unsigned int shape, nshapes;
+	bool hotdrop;
+};
+
+/**
+ * struct bf_cls_entry - a key and its value, for the map
+ * @key: the key
+ * @value: the value
+ */
+struct bf_cls_entry {
+	struct bf_cls_key key;
+	struct bf_cls_value value;
+};
+
+/**
+ * struct bf_cls - the classified runs of a table
+ * @runs: the runs, by start
+ * @nruns: their number
+ * @run_at: for each entry, the run starting there + 1, or 0
+ * @shapes: the shapes of all runs
+ * @nshapes: their number
+ * @entries: the keys of the map, one per key
+ * @nentries: their number
+ * @caps: room in @runs, @shapes and @entries
+ */
+struct bf_cls {
+	struct bf_cls_run *runs;
+	unsigned int nruns;
+	unsigned int *run_at;
+	struct bf_cls_shape *shapes;
+	unsigned int nshapes;
+	struct bf_cls_entry *entries;
+	unsigned int nentries;
+	unsigned int caps[3];
+};
+
+int bf_cls_plan(const struct bf_ir *ir, struct bf_cls *cls);
+void bf_cls_free(struct bf_cls *cls);
+
+#endif /* _BPFILTER_CLASSIFY_H */
