@@ -11,7 +11,9 @@ cmd_bench() {
 	[ ${#ns[@]} -gt 0 ] || ns=(10 100 1000 10000 100000)
 	mkdir -p "$dir/scripts" || return
 	# The guest may not see the checkout (a clone in /tmp): copy.
-	cp "$HARNESS"/bench/{guest.sh,flood.py} "$dir/scripts/" || return
+	cp "$HARNESS/bench/guest.sh" "$dir/scripts/" &&
+		gcc -O2 -Wall -o "$dir/scripts/flood" "$HARNESS/bench/flood.c" ||
+		return
 	vm_run --share "$dir" --timeout "${BENCH_TIMEOUT:-7200}" -- \
 		env BENCH_SECONDS="${BENCH_SECONDS:-0.5}" bash \
 		"$dir/scripts/guest.sh" "$dir" "${BENCH_FAMILIES:-4 6}" \

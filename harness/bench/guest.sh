@@ -63,7 +63,7 @@ ruleset() {
 	nft-lines)
 		echo "table $ip bench { chain out { type filter hook output priority 0; policy accept;"
 		rule "$f" "$v" 0 "$n" | awk -v ip="$ip" '{ printf "%s daddr %s udp dport %s drop\n", ip, $1, $2 }'
-		echo "} }" ;;
+		printf '}\n}\n' ;;
 	nft-set)
 		local type=ipv4_addr flags=""
 		[ "$f" = 6 ] && type=ipv6_addr
@@ -72,9 +72,10 @@ ruleset() {
 		rule "$f" "$v" 0 "$n" | awk -v v="$v" '{
 			if (v == "exact")
 				sub("/[0-9]*$", "", $1)
-			printf "%s%s . %s", NR > 1 ? ",\n" : "", $1, $2 }'
-		echo "} }"
-		echo "chain out { type filter hook output priority 0; policy accept; $ip daddr . udp dport @s drop; } }" ;;
+			printf "%s%s . %s", (NR > 1 ? ",\n" : ""), $1, $2 }'
+		printf '}\n}\n'
+		echo "chain out { type filter hook output priority 0; policy accept; $ip daddr . udp dport @s drop; }"
+		echo "}" ;;
 	esac
 }
 
@@ -104,8 +105,7 @@ setup() {
 }
 
 flood() {
-	ip netns exec bench python3 "$here/flood.py" "$1" "$2" "$3" \
-		"$SECONDS_PER_POINT"
+	ip netns exec bench "$here/flood" "$1" "$2" "$3" "$SECONDS_PER_POINT"
 }
 
 # point F V N MODE: one column of the table.
