@@ -117,7 +117,7 @@ def plot(data, base, path):
         for n in sorted(set(alln)):
             svg.append(f'<text x="{x(n)}" y="{h - pad + 35}" '
                        f'text-anchor="middle">{n}</text>')
-        for e in range(int(ylo), int(yhi) + 1):
+        for e in range(math.ceil(ylo), math.floor(yhi) + 1):
             svg.append(f'<text x="{x0 + pad - 5}" y="{y(10 ** e) + 4}" '
                        f'text-anchor="end">1e{e}</text>')
         for li, m in enumerate(MODES):

@@ -290,6 +290,8 @@ static void dedupe(struct bf_cls *cls)
 {
 	unsigned int i, n = 0;
 
+	if (!cls->nentries)
+		return;
 	qsort(cls->entries, cls->nentries, sizeof(*cls->entries), cmp_entry);
 	for (i = 0; i < cls->nentries; i++)
 		if (!n || memcmp(&cls->entries[n - 1].key,
