@@ -129,7 +129,8 @@ static bool simple(const struct bf_ir *ir, const struct bf_rule *r,
 	if (!r->nmatches) {
 		simple_ports(any, any, s);
 	} else if (m->kind == BF_MATCH_TCP) {
-		if (m->tcp.invflags || m->tcp.flg_mask || m->tcp.option ||
+		if (m->tcp.invflags || m->tcp.flg_mask || m->tcp.flg_cmp ||
+		    m->tcp.option ||
 		    !simple_ports(m->tcp.spts, m->tcp.dpts, s))
 			return false;
 		s->l4proto = IPPROTO_TCP;
@@ -204,7 +205,11 @@ static void make_key(struct bf_cls_key *k, const struct bf_cls_shape *sh,
 	}
 }
 
-/* No packet matches an address with bits its mask has not, or no port. */
+/*
+ * No packet matches an address with bits its mask has not. (Empty port
+ * ranges give no key of the rule, but the rule still drops packets it
+ * cannot read: its projections stay.)
+ */
 static bool never(const struct simple *s)
 {
 	unsigned int i;
@@ -212,7 +217,7 @@ static bool never(const struct simple *s)
 	for (i = 0; i < s->alen; i++)
 		if ((s->src[i] & ~s->smsk[i]) || (s->dst[i] & ~s->dmsk[i]))
 			return true;
-	return !s->nsrc || !s->ndst;
+	return false;
 }
 
 /*
@@ -265,9 +270,12 @@ static int add_rule(struct bf_cls *cls, const struct bf_ir *ir,
 		const struct bf_cls_shape *sh = &cls->shapes[at[i]];
 
 		en = &cls->entries[cls->nentries++];
-		b = sh->kind == BF_CLS_RULE ? i : 0;
-		make_key(&en->key, sh, s, s->sval[b / s->ndst],
-			 s->dval[b % s->ndst]);
+		/* The first nsrc * ndst shapes are the rule's port blocks. */
+		if (sh->kind == BF_CLS_RULE)
+			make_key(&en->key, sh, s, s->sval[i / s->ndst],
+				 s->dval[i % s->ndst]);
+		else
+			make_key(&en->key, sh, s, 0, 0);
 		en->value.index = index;
 		en->value.verdict = sh->kind == BF_CLS_RULE ? s->verdict : 0;
 	}
@@ -361,12 +369,13 @@ static int add_run(struct bf_cls *cls, unsigned int start, unsigned int end,
 int bf_cls_plan(const struct bf_ir *ir, struct bf_cls *cls)
 {
 	unsigned int i = 0, start, first, nentries;
+	unsigned int min = bf_cls_min_run ? bf_cls_min_run : 1;
 	struct simple s;
 	bool *head;
 	int err = 0;
 
 	memset(cls, 0, sizeof(*cls));
-	if (ir->nrules < bf_cls_min_run)
+	if (ir->nrules < min)
 		return 0;
 	head = heads(ir);
 	cls->run_at = calloc(ir->nrules, sizeof(*cls->run_at));
@@ -391,7 +400,7 @@ int bf_cls_plan(const struct bf_ir *ir, struct bf_cls *cls)
 				break;
 		}
 		err = 0;
-		if (i - start >= bf_cls_min_run) {
+		if (i - start >= min) {
 			err = add_run(cls, start, i, first);
 			if (err)
 				goto out;

@@ -203,20 +203,26 @@ static int load_code(const struct bf_code *code, struct bf_prog *prog,
 	return 0;
 }
 
-/* The classifier's hash map, filled in; -1 if no run is classified. */
-static int load_cls(const struct bf_cls *cls)
+/*
+ * The classifier's hash map, filled in, at *@fd; -1 there if no run is
+ * classified. (A run may have no key: its rules never match.)
+ */
+static int load_cls(const struct bf_cls *cls, int *fd)
 {
 	struct bf_cls_value *values = NULL;
 	struct bf_cls_key *keys = NULL;
 	__u32 i, n = cls->nentries;
-	int fd, err = -ENOMEM;
+	int err = -ENOMEM;
 
+	*fd = -1;
+	if (!cls->nruns)
+		return 0;
+	*fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bpfilter_cls", sizeof(*keys),
+			     sizeof(*values), n ? n : 1, NULL);
+	if (*fd < 0)
+		return *fd;
 	if (!n)
-		return -1;
-	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bpfilter_cls",
-			    sizeof(*keys), sizeof(*values), n, NULL);
-	if (fd < 0)
-		return fd;
+		return 0;
 	keys = malloc(n * sizeof(*keys));
 	values = malloc(n * sizeof(*values));
 	if (!keys || !values)
@@ -225,15 +231,11 @@ static int load_cls(const struct bf_cls *cls)
 		keys[i] = cls->entries[i].key;
 		values[i] = cls->entries[i].value;
 	}
-	err = bpf_map_update_batch(fd, keys, values, &n, NULL);
+	err = bpf_map_update_batch(*fd, keys, values, &n, NULL);
 out:
 	free(keys);
 	free(values);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	return fd;
+	return err;
 }
 
 /**
@@ -265,11 +267,9 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *prog)
 	err = bf_cls_plan(ir, &cls);
 	if (err)
 		goto out;
-	prog->cls_fd = load_cls(&cls);
-	if (prog->cls_fd < -1) {
-		err = prog->cls_fd;
+	err = load_cls(&cls, &prog->cls_fd);
+	if (err)
 		goto out;
-	}
 
 	err = bf_codegen(ir, btf, prog->map_fd, &cls, prog->cls_fd, &code);
 	if (err == -E2BIG) {

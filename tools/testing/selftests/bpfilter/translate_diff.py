@@ -254,6 +254,9 @@ def simple(r, v6):
             m.append('--dport ' + ports(r))
         if r.random() < .3:
             m.append('--sport ' + ports(r))
+    # Never matches, so not for the classifier.
+    if proto == 'tcp' and r.random() < .1:
+        m.append('--tcp-flags NONE SYN')
     return ' '.join(m) + ' -j ' + r.choice(['ACCEPT', 'DROP'])
 
 
