@@ -3,8 +3,8 @@
 
 # cmd_bench [N...]: guest.sh for N rules (10 to 100,000 by default), then
 # the table on stdout and in build/bench.txt, build/bench.csv and the plot
-# build/bench.svg. BENCH_FAMILIES, BENCH_VARIANTS, BENCH_SECONDS (per
-# point of the flood) narrow it.
+# build/bench.svg. BENCH_FAMILIES, BENCH_VARIANTS, BENCH_MODES, BENCH_SECONDS
+# (per point of the flood) narrow it.
 cmd_bench() {
 	local dir=${BENCH_OUT:-$TOP/build} ns=("$@")
 
@@ -15,7 +15,8 @@ cmd_bench() {
 		gcc -O2 -Wall -o "$dir/scripts/flood" "$HARNESS/bench/flood.c" ||
 		return
 	vm_run --share "$dir" --timeout "${BENCH_TIMEOUT:-7200}" -- \
-		env BENCH_SECONDS="${BENCH_SECONDS:-0.5}" bash \
+		env BENCH_SECONDS="${BENCH_SECONDS:-0.5}" \
+		BENCH_MODES="${BENCH_MODES:-ip_tables bpfilter nft-lines nft-set}" bash \
 		"$dir/scripts/guest.sh" "$dir" "${BENCH_FAMILIES:-4 6}" \
 		"${BENCH_VARIANTS:-exact prefix}" "${ns[@]}" || return
 	python3 "$HARNESS/bench/report.py" "$dir/bench.csv" "$dir/bench.svg" |

@@ -44,7 +44,7 @@ static int attach(__u8 family, struct bf_prog *prog)
 	repl = read_table(family, &c);
 	err = bf_validate(family, repl, repl + 1, &info);
 	err = err ?: bf_ir_build(family, repl + 1, &info, &ir);
-	err = err ?: bf_load(&ir, prog);
+	err = err ?: bf_load(&ir, NULL, NULL, prog);
 	if (err) {
 		fprintf(stderr, "compile: %d\n", err);
 		exit(1);

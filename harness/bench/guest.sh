@@ -6,7 +6,7 @@
 # nftables with a set. Measured: the load of the N rules, memory, the
 # per-packet cost at OUTPUT of a packet that matches no rule, the middle
 # rule or the last one, and one more rule added. Rows go to OUT/bench.csv.
-# Usage: guest.sh OUT FAMILIES VARIANTS N...
+# Usage: guest.sh OUT FAMILIES VARIANTS N... (BENCH_MODES: some modes only)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$1 families=$2 variants=$3
@@ -156,7 +156,7 @@ baseline() {
 }
 
 modprobe -r bpfilter 2>/dev/null
-for mode in ip_tables bpfilter nft-lines nft-set; do
+for mode in ${BENCH_MODES:-ip_tables bpfilter nft-lines nft-set}; do
 	[ "$mode" = bpfilter ] && { modprobe bpfilter || exit 1; }
 	for f in $families; do
 		[ "$mode" = ip_tables ] && baseline "$f"

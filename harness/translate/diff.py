@@ -215,7 +215,7 @@ def main():
     s = socket.socket(socket.AF_INET6 if V6 else socket.AF_INET,
                       socket.SOCK_RAW, socket.IPPROTO_RAW)
     restore = 'ip6tables-legacy-restore' if V6 else 'iptables-legacy-restore'
-    failed = 0
+    failed = kept = changed = 0
     for i in range(seed, seed + iters):
         r = random.Random(i)
         rules = ruleset(r)
@@ -233,14 +233,25 @@ def main():
                 pass
         # Every other table with short runs classified too.
         env = dict(os.environ, BPFILTER_CLS_MIN='2' if i % 2 else '16')
+        # Two tables in three compiled as a change of another (update.c).
+        if i % 3:
+            env['BPFILTER_UPDATE'] = str(i)
         res = subprocess.run([prog, fam, '3'], input='\n'.join(
             p.hex() for p in pkts).encode() + b'\n', capture_output=True,
             env=env)
+        kept += res.stdout.startswith(b'kept:')
+        changed += res.stdout.startswith((b'kept:', b'new:'))
         if res.returncode:
             failed += 1
             print(f'seed {i}: FAIL\n{rules}{res.stdout.decode()}'
                   f'{res.stderr.decode()}')
-    print(f'{iters} tables x {npkts} packets: {failed} failed')
+    print(f'{iters} tables x {npkts} packets: {failed} failed; '
+          f'{changed} compiled as a change of one rule, {kept} of them '
+          f'keeping the program')
+    # The test of programs kept must have some.
+    if iters >= 50 and not kept:
+        print('no program was kept')
+        failed += 1
     return 1 if failed else 0
 
 

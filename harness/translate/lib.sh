@@ -28,7 +28,7 @@ build_with_helper()
 		-I "$translate" -I "$tree/net/bpfilter" \
 		-I "$out/libbpf/include" -iquote "$tree/tools/include" \
 		-o "$out/$prog" "$@" "$translate/kernel_table.c" \
-		"$helper"/{validate,ext,ir,emit,match,packet,codegen,load,classify,lookup}.c \
+		"$helper"/{validate,ext,ir,emit,match,packet,codegen,load,classify,lookup,update}.c \
 		"$out/libbpf/libbpf.a" -lelf -lz
 }
 

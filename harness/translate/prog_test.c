@@ -6,6 +6,13 @@
  * code, and the same packets are run through the program with
  * BPF_PROG_TEST_RUN at the same hook. Every counter must be equal.
  *
+ * With BPFILTER_UPDATE=N, the table is compiled as a change of one rule
+ * of another (update.c): N picks a classified run and makes the other
+ * table without its last or first rule (iptables -A, -I 1 made the one
+ * read back), or with a copy of one of its rules first (-D 1); the
+ * changes of the map the
+ * helper asks for are made as the kernel makes them.
+ *
  * Usage: prog_test 4|6 HOOK < packets (one hex packet per line)
  */
 #include <errno.h>
@@ -25,6 +32,7 @@
 #include "ir.h"
 #include "kernel_table.h"
 #include "load.h"
+#include "update.h"
 #include "validate.h"
 
 /* struct nf_hook_state's start: hook and pf, the rest must be zero. */
@@ -33,6 +41,138 @@ struct hook_ctx {
 	__u8 pf;
 	__u8 pad[46];
 };
+
+static struct xt_entry_target *target_of(__u8 family, void *e)
+{
+	if (family == NFPROTO_IPV6)
+		return e + ((struct ip6t_entry *)e)->target_offset;
+	return e + ((struct ipt_entry *)e)->target_offset;
+}
+
+static __u16 next_of(__u8 family, void *e)
+{
+	if (family == NFPROTO_IPV6)
+		return ((struct ip6t_entry *)e)->next_offset;
+	return ((struct ipt_entry *)e)->next_offset;
+}
+
+/*
+ * @repl with the entry at @off removed, or with a copy of the entry at
+ * @src put at @off (@src >= 0): the offsets after @off move.
+ */
+static struct ipt_replace *change(__u8 family, const struct ipt_replace *repl,
+				  unsigned int off, int src)
+{
+	const char *e = (const char *)(repl + 1) + (src >= 0 ? src : off);
+	int size = next_of(family, (void *)e), shift = src >= 0 ? size : -size;
+	struct ipt_replace *r = malloc(sizeof(*r) + repl->size + size);
+	char *to = (char *)(r + 1);
+	unsigned int h, at;
+	void *p;
+
+	*r = *repl;
+	r->size += shift;
+	r->num_entries += src >= 0 ? 1 : -1;
+	memcpy(to, repl + 1, off);
+	if (src >= 0) {
+		memcpy(to + off, e, size);
+		memcpy(to + off + size, (char *)(repl + 1) + off,
+		       repl->size - off);
+	} else {
+		memcpy(to + off, e + size, repl->size - off - size);
+	}
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (r->hook_entry[h] > off)
+			r->hook_entry[h] += shift;
+		if (r->underflow[h] > off)
+			r->underflow[h] += shift;
+	}
+	for (at = 0; at < r->size; at += next_of(family, p)) {
+		struct xt_standard_target *t;
+
+		p = to + at;
+		t = (void *)target_of(family, p);
+		if (!t->target.u.user.name[0] && t->verdict >= 0 &&
+		    (unsigned int)t->verdict > off)
+			t->verdict += shift;
+	}
+	return r;
+}
+
+/* The entry at @index: its offset. */
+static unsigned int offset_of(__u8 family, const struct ipt_replace *repl,
+			      unsigned int index)
+{
+	unsigned int at = 0;
+
+	while (index--)
+		at += next_of(family, (char *)(repl + 1) + at);
+	return at;
+}
+
+/*
+ * Compiles the table @repl as a change of another one that @seed picks;
+ * 1 if the program was kept, 0 if not, -1 on an error.
+ */
+static int update(__u8 family, struct ipt_replace *repl,
+		  struct bf_table_info *info, struct bf_ir *ir,
+		  struct bf_prog *prog, unsigned int seed)
+{
+	struct bf_table_info oinfo;
+	struct ipt_replace *old;
+	struct bf_prog oprog;
+	const struct bf_cls_run *run;
+	struct bf_ir oir;
+	struct bf_cls cls;
+	unsigned int entry, how, len, i;
+	int *from, err, kept, src;
+
+	if (bf_cls_plan(ir, &cls) || !cls.nruns) {
+		bf_cls_free(&cls);
+		return bf_load(ir, NULL, NULL, prog) ? -1 : 0;
+	}
+	run = &cls.runs[seed % cls.nruns];
+	how = seed / cls.nruns % 3;
+	entry = how == 0 ? run->end - 1 : run->start;
+	len = run->end - run->start;
+	/* -D: the first rule of the run, a copy of a later one, is deleted. */
+	src = how == 2 ? (int)offset_of(family, repl,
+				       run->start + seed % len) : -1;
+	bf_cls_free(&cls);
+	old = change(family, repl, offset_of(family, repl, entry), src);
+	err = bf_validate(family, old, old + 1, &oinfo);
+	err = err ?: bf_ir_build(family, old + 1, &oinfo, &oir);
+	err = err ?: bf_load(&oir, NULL, NULL, &oprog);
+	if (err) {
+		fprintf(stderr, "the other table: %d\n", err);
+		return -1;
+	}
+	from = bf_entries_from(family, old + 1, &oinfo, repl + 1, info);
+	err = bf_load(ir, &oprog, from, prog);
+	kept = !err && prog->prog_id == oprog.prog_id;
+	/* What the kernel does with the reply. */
+	for (i = 0; kept && i < prog->nops; i++) {
+		const struct bf_map_op *op = &prog->ops[i];
+
+		if (op->flags & BPFILTER_OP_DELETE)
+			err = bpf_map_delete_elem(prog->cls_fd, &op->key);
+		else
+			err = bpf_map_update_elem(prog->cls_fd, &op->key,
+						  &op->value, BPF_ANY);
+		if (err) {
+			fprintf(stderr, "map change %u: %d\n", i, err);
+			break;
+		}
+	}
+	printf("%s: %s entry %u of a run of %u, %u changes\n",
+	       kept ? "kept" : "new", how == 0 ? "appended" : how == 1 ?
+	       "inserted first" : "deleted first", entry, len, prog->nops);
+	free(from);
+	bf_unload(&oprog);
+	bf_ir_free(&oir);
+	free(old);
+	return err ? -1 : kept;
+}
 
 static int unhex(const char *s, unsigned char *buf, int max)
 {
@@ -75,7 +215,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	err = bf_ir_build(family, repl + 1, &info, &ir);
-	err = err ?: bf_load(&ir, &prog);
+	if (!err && getenv("BPFILTER_UPDATE"))
+		err = update(family, repl, &info, &ir, &prog,
+			     atoi(getenv("BPFILTER_UPDATE"))) < 0;
+	else
+		err = err ?: bf_load(&ir, NULL, NULL, &prog);
 	if (err) {
 		fprintf(stderr, "compile: %d\n", err);
 		return 1;
@@ -105,7 +249,7 @@ int main(int argc, char **argv)
 		__u64 p = 0, b = 0;
 		int c;
 
-		if (bpf_map_lookup_elem(prog.map_fd, &i, have))
+		if (bpf_map_lookup_elem(prog.map_fd, &prog.slot[i], have))
 			return 1;
 		for (c = 0; c < ncpus; c++) {
 			p += have[c].pcnt;

@@ -34,6 +34,9 @@ enum {
  * @initial: the table is in its initial state (no rule, no user chain,
  *	ACCEPT policies)
  * @prog: the program that enforces it, with its counters
+ * @slot: for each entry, the index of its counter in the program's
+ * @base: NULL, or for each entry what its counter had when the table
+ *	took over the program from the one before: not the table's
  * @conntrack: it holds conntrack active in its namespace
  * @targets: BPFILTER_TABLE_KFUNCS: what it holds for the kernel's matches
  *	and targets
@@ -45,6 +48,8 @@ struct bpfilter_table {
 	unsigned int size;
 	bool initial;
 	struct bpf_prog *prog;
+	u32 *slot;
+	struct xt_counters *base;
 	bool conntrack;
 	u32 targets;
 };
@@ -120,14 +125,18 @@ int bpfilter_targets_init(void);
 void bpfilter_targets_exit(void);
 void bpfilter_conntrack_put(struct bpfilter_net *bn, int family);
 void bpfilter_unhook(struct bpfilter_net *bn, int family);
-struct bpf_prog *bpfilter_prog_get(u32 id, unsigned int number);
-void bpfilter_read_counters(const struct bpf_prog *prog,
-			    struct xt_counters *counters, unsigned int number);
-void bpfilter_add_counters(const struct bpf_prog *prog,
-			   const struct xt_counters *add, unsigned int number);
-void bpfilter_entry_counters(const struct bpf_prog *prog, int family,
-			     void *entries, unsigned int size,
-			     unsigned int number);
+struct bpf_prog *bpfilter_prog_get(u32 id);
+int bpfilter_layout(struct bpfilter_table *t, struct bpf_prog *prog,
+		    const struct bpfilter_layout *lay, size_t len);
+int bpfilter_update(struct bpfilter_table *old, struct bpfilter_table *t,
+		    const struct bpfilter_layout *lay,
+		    struct xt_counters *counters);
+void bpfilter_read_counters(const struct bpfilter_table *t,
+			    struct xt_counters *counters);
+void bpfilter_add_counters(const struct bpfilter_table *t,
+			   const struct xt_counters *add);
+void bpfilter_entry_counters(const struct bpfilter_table *t, int family,
+			     void *entries);
 
 int bpfilter_setsockopt_ops(struct sock *sk, u8 pf, int optname,
 			    sockptr_t optval, unsigned int optlen);

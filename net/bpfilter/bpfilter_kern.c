@@ -43,6 +43,8 @@ void bpfilter_free_table(struct bpfilter_table *t)
 	/* A packet may still run it: programs are freed after RCU. */
 	if (t->prog)
 		bpf_prog_put(t->prog);
+	kvfree(t->slot);
+	kvfree(t->base);
 	kvfree(t->req);
 	kfree(t);
 }

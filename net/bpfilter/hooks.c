@@ -8,9 +8,12 @@
  * whole old program or the whole new one. bpf_nf_link_update() cannot do
  * that in 6.12, hence hooks of our own rather than BPF netfilter links.
  *
- * The counters are the program's per-CPU array of struct xt_counters with
- * an element per entry, read and added to from here. Its only other map
- * may be the hash map of its classifier (long runs of simple rules).
+ * The counters are the program's per-CPU array of struct xt_counters,
+ * read and added to from here; the helper says which element is each
+ * entry's. Its only other map may be the hash map of its classifier (long
+ * runs of simple rules), which the helper may have changed here to change
+ * a table by a rule without a new program: packets see the rule change
+ * as they would see the new program.
  */
 #include <linux/bpf.h>
 #include <linux/filter.h>
@@ -155,14 +158,13 @@ static struct bpf_map *bpfilter_counters(const struct bpf_prog *prog)
 /**
  * bpfilter_prog_get - the program the helper loaded for a table
  * @id: its id, from the helper's reply
- * @number: entries of the table
  *
- * The program must be one the hooks can run, with a counter per entry.
+ * The program must be one the hooks can run, with a counters map.
  *
  * Return: the program with a reference held, or an ERR_PTR(): -EPROTO
  * for a program that is not what the helper must give.
  */
-struct bpf_prog *bpfilter_prog_get(u32 id, unsigned int number)
+struct bpf_prog *bpfilter_prog_get(u32 id)
 {
 	struct bpf_prog *prog = bpf_prog_by_id(id);
 	struct bpf_map *map;
@@ -177,8 +179,7 @@ struct bpf_prog *bpfilter_prog_get(u32 id, unsigned int number)
 	map = bpfilter_counters(prog);
 	if (map->map_type != BPF_MAP_TYPE_PERCPU_ARRAY ||
 	    map->key_size != sizeof(u32) ||
-	    map->value_size != sizeof(struct xt_counters) ||
-	    map->max_entries != number)
+	    map->value_size != sizeof(struct xt_counters))
 		goto err_put;
 	for (i = 0; i < prog->aux->used_map_cnt; i++)
 		if (prog->aux->used_maps[i] != map &&
@@ -191,8 +192,67 @@ err_put:
 	return ERR_PTR(-EPROTO);
 }
 
-/* The counters of entry @i, summed over the CPUs. */
-static void bpfilter_sum(struct bpf_map *map, u32 i, struct xt_counters *c)
+/* The classifier's map of a program, NULL if it has none. */
+static struct bpf_map *bpfilter_cls(const struct bpf_prog *prog)
+{
+	u32 i;
+
+	for (i = 0; i < prog->aux->used_map_cnt; i++)
+		if (prog->aux->used_maps[i]->map_type == BPF_MAP_TYPE_HASH)
+			return prog->aux->used_maps[i];
+	return NULL;
+}
+
+/* The size of a struct bpfilter_map_op of @map, 0 if too big. */
+static size_t bpfilter_op_size(const struct bpf_map *map)
+{
+	size_t size = sizeof(struct bpfilter_map_op) +
+		      round_up(map->key_size, 8) +
+		      2 * round_up(map->value_size, 8);
+
+	return size <= BPFILTER_MAX_OP_SIZE ? size : 0;
+}
+
+/**
+ * bpfilter_layout - takes the counter indices of a new table's entries
+ * @t: the table, whose number of entries is set
+ * @prog: its program
+ * @lay: the layout the helper replied, @len bytes with what follows it
+ * @len: its length
+ *
+ * The changes of the map that may follow are checked, not made.
+ *
+ * Return: 0, -ENOMEM, or -EPROTO if the layout is not one for @prog.
+ */
+int bpfilter_layout(struct bpfilter_table *t, struct bpf_prog *prog,
+		    const struct bpfilter_layout *lay, size_t len)
+{
+	struct bpf_map *map = bpfilter_counters(prog), *cls;
+	const u32 *slot = (const void *)(lay + 1);
+	size_t size = 0;
+	u32 i;
+
+	if (len < sizeof(*lay) || lay->nslots != t->number ||
+	    (len - sizeof(*lay)) / sizeof(u32) < lay->nslots ||
+	    lay->nops > BPFILTER_MAX_OPS)
+		return -EPROTO;
+	if (lay->nops) {
+		cls = bpfilter_cls(prog);
+		size = cls ? bpfilter_op_size(cls) : 0;
+		if (!size)
+			return -EPROTO;
+	}
+	if (len != sizeof(*lay) + lay->nslots * sizeof(u32) + lay->nops * size)
+		return -EPROTO;
+	for (i = 0; i < lay->nslots; i++)
+		if (slot[i] >= map->max_entries)
+			return -EPROTO;
+	t->slot = kvmemdup(slot, lay->nslots * sizeof(u32), GFP_KERNEL_ACCOUNT);
+	return t->slot ? 0 : -ENOMEM;
+}
+
+/* The counter at @slot, summed over the CPUs. */
+static void bpfilter_sum(struct bpf_map *map, u32 slot, struct xt_counters *c)
 {
 	const struct xt_counters *v;
 	int cpu;
@@ -201,7 +261,7 @@ static void bpfilter_sum(struct bpf_map *map, u32 i, struct xt_counters *c)
 	c->bcnt = 0;
 	rcu_read_lock();
 	for_each_possible_cpu(cpu) {
-		v = map->ops->map_lookup_percpu_elem(map, &i, cpu);
+		v = map->ops->map_lookup_percpu_elem(map, &slot, cpu);
 		if (v) {
 			c->pcnt += READ_ONCE(v->pcnt);
 			c->bcnt += READ_ONCE(v->bcnt);
@@ -210,42 +270,168 @@ static void bpfilter_sum(struct bpf_map *map, u32 i, struct xt_counters *c)
 	rcu_read_unlock();
 }
 
-/**
- * bpfilter_read_counters - the counters of every entry of a program
- * @prog: the program
- * @counters: @number counters to fill
- * @number: entries of its table
- */
-void bpfilter_read_counters(const struct bpf_prog *prog,
-			    struct xt_counters *counters, unsigned int number)
+/* The counters of entry @i of @t. */
+static void bpfilter_entry_sum(const struct bpfilter_table *t, u32 i,
+			       struct xt_counters *c)
 {
-	struct bpf_map *map = bpfilter_counters(prog);
-	unsigned int i;
+	bpfilter_sum(bpfilter_counters(t->prog), t->slot[i], c);
+	if (t->base) {
+		c->pcnt -= t->base[i].pcnt;
+		c->bcnt -= t->base[i].bcnt;
+	}
+}
 
-	for (i = 0; i < number; i++)
-		bpfilter_sum(map, i, &counters[i]);
+/* One change of @map, or its undoing, as the bpf() system call makes it. */
+static int bpfilter_map_op(struct bpf_map *map,
+			   const struct bpfilter_map_op *op, bool undo)
+{
+	size_t key = round_up(map->key_size, 8);
+	size_t value = round_up(map->value_size, 8);
+	void *k = (void *)op->data;
+	int err;
+
+	migrate_disable();
+	rcu_read_lock();
+	if (undo ? !(op->flags & BPFILTER_OP_OLD) :
+		   op->flags & BPFILTER_OP_DELETE)
+		err = map->ops->map_delete_elem(map, k);
+	else
+		err = map->ops->map_update_elem(map, k, k + key +
+						(undo ? value : 0), BPF_ANY);
+	rcu_read_unlock();
+	migrate_enable();
+	return err;
+}
+
+/*
+ * Makes the changes of @lay in @map, or none. The map is preallocated:
+ * the element an update of a key replaces serves the next such update
+ * (and a deleted one the next new key), while a packet may still be
+ * reading it. So a grace period goes between two updates of keys, and
+ * before each undoing; the caller waits for one after the changes.
+ */
+static int bpfilter_map_ops(struct bpf_map *map,
+			    const struct bpfilter_layout *lay)
+{
+	const void *ops = (const u32 *)(lay + 1) + lay->nslots;
+	size_t size = bpfilter_op_size(map);
+	const struct bpfilter_map_op *op;
+	bool replaced = false;
+	int err = 0;
+	u32 i;
+
+	for (i = 0; i < lay->nops; i++) {
+		op = ops + i * size;
+		if ((op->flags & BPFILTER_OP_OLD) &&
+		    !(op->flags & BPFILTER_OP_DELETE)) {
+			if (replaced)
+				synchronize_net();
+			replaced = true;
+		}
+		err = bpfilter_map_op(map, op, false);
+		if (err)
+			break;
+	}
+	/* Undone from the last one made. */
+	while (err && i-- > 0) {
+		synchronize_net();
+		WARN_ON_ONCE(bpfilter_map_op(map, ops + i * size, true));
+	}
+	/* The map's own errno means nothing to iptables. */
+	return err ? -ENOMEM : 0;
 }
 
 /**
- * bpfilter_add_counters - IPT_SO_SET_ADD_COUNTERS on a program
- * @prog: the program
- * @add: what to add to each entry
- * @number: entries of its table
+ * bpfilter_update - a new table takes over the program of the old one
+ * @old: the table in force
+ * @t: the new one, with the same program, a reference held on it, and
+ *	its counter indices (bpfilter_layout())
+ * @lay: the helper's layout, with the changes of the program's map
+ * @counters: @old->number counters: the old table's final ones
+ *
+ * The changes are made in the map; the counters that the old table and
+ * the new one share go on counting: what they have now is the old
+ * table's, and the new one's base. New entries have new counters.
+ *
+ * Return: 0 or a negative errno, the map then as it was.
+ */
+int bpfilter_update(struct bpfilter_table *old, struct bpfilter_table *t,
+		    const struct bpfilter_layout *lay,
+		    struct xt_counters *counters)
+{
+	struct bpf_map *map = bpfilter_counters(t->prog);
+	struct xt_counters *now;
+	unsigned long *seen;
+	u32 i;
+	int err;
+
+	now = kvcalloc(map->max_entries, sizeof(*now), GFP_KERNEL_ACCOUNT);
+	seen = bitmap_zalloc(map->max_entries, GFP_KERNEL_ACCOUNT);
+	t->base = kvcalloc(t->number, sizeof(*t->base), GFP_KERNEL_ACCOUNT);
+	err = -ENOMEM;
+	if (!now || !seen || !t->base)
+		goto out;
+	err = lay->nops ? bpfilter_map_ops(bpfilter_cls(t->prog), lay) : 0;
+	if (err)
+		goto out;
+	/*
+	 * After the changes and the packets that saw the map before them:
+	 * a deleted entry counts no more.
+	 */
+	if (lay->nops)
+		synchronize_net();
+	for (i = 0; i < old->number; i++) {
+		bpfilter_sum(map, old->slot[i], &now[old->slot[i]]);
+		__set_bit(old->slot[i], seen);
+		counters[i] = now[old->slot[i]];
+		if (old->base) {
+			counters[i].pcnt -= old->base[i].pcnt;
+			counters[i].bcnt -= old->base[i].bcnt;
+		}
+	}
+	/* A new entry's counter was nobody's: it counts from zero. */
+	for (i = 0; i < t->number; i++)
+		if (test_bit(t->slot[i], seen))
+			t->base[i] = now[t->slot[i]];
+out:
+	kvfree(now);
+	bitmap_free(seen);
+	return err;
+}
+
+/**
+ * bpfilter_read_counters - the counters of every entry of a table
+ * @t: the table
+ * @counters: @t->number counters to fill
+ */
+void bpfilter_read_counters(const struct bpfilter_table *t,
+			    struct xt_counters *counters)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->number; i++)
+		bpfilter_entry_sum(t, i, &counters[i]);
+}
+
+/**
+ * bpfilter_add_counters - IPT_SO_SET_ADD_COUNTERS on a table
+ * @t: the table
+ * @add: what to add to each of its entries
  *
  * The counts go to this CPU's copy with softirqs off: no program runs on
  * this CPU meanwhile, and programs on others count in their own copy.
  */
-void bpfilter_add_counters(const struct bpf_prog *prog,
-			   const struct xt_counters *add, unsigned int number)
+void bpfilter_add_counters(const struct bpfilter_table *t,
+			   const struct xt_counters *add)
 {
-	struct bpf_map *map = bpfilter_counters(prog);
+	struct bpf_map *map = bpfilter_counters(t->prog);
 	struct xt_counters *v;
 	unsigned int i;
 
 	rcu_read_lock();
-	for (i = 0; i < number; i++) {
+	for (i = 0; i < t->number; i++) {
 		local_bh_disable();
-		v = map->ops->map_lookup_elem(map, &i);
+		v = map->ops->map_lookup_elem(map, &t->slot[i]);
 		if (v) {
 			v->pcnt += add[i].pcnt;
 			v->bcnt += add[i].bcnt;
@@ -257,23 +443,19 @@ void bpfilter_add_counters(const struct bpf_prog *prog,
 
 /**
  * bpfilter_entry_counters - writes the counters into entries
- * @prog: the program of the table
+ * @t: the table
  * @family: BPFILTER_IPV4 or BPFILTER_IPV6
- * @entries: the table's entries, as IPT_SO_GET_ENTRIES returns them
- * @size: their size
- * @number: their number
+ * @entries: its entries, as IPT_SO_GET_ENTRIES returns them
  *
- * The walk is bounded by @size: the entries come from the helper.
+ * The walk is bounded by @t->size: the entries come from the helper.
  */
-void bpfilter_entry_counters(const struct bpf_prog *prog, int family,
-			     void *entries, unsigned int size,
-			     unsigned int number)
+void bpfilter_entry_counters(const struct bpfilter_table *t, int family,
+			     void *entries)
 {
 	size_t hdr = sizeof(struct ipt_entry);
 	size_t cnt = offsetof(struct ipt_entry, counters);
 	size_t next = offsetof(struct ipt_entry, next_offset);
-	struct bpf_map *map = bpfilter_counters(prog);
-	unsigned int off = 0, i;
+	unsigned int off = 0, i, size = t->size;
 	struct xt_counters c;
 	u16 next_offset;
 
@@ -282,8 +464,8 @@ void bpfilter_entry_counters(const struct bpf_prog *prog, int family,
 		cnt = offsetof(struct ip6t_entry, counters);
 		next = offsetof(struct ip6t_entry, next_offset);
 	}
-	for (i = 0; i < number && size - off >= hdr; i++) {
-		bpfilter_sum(map, i, &c);
+	for (i = 0; i < t->number && size - off >= hdr; i++) {
+		bpfilter_entry_sum(t, i, &c);
 		memcpy(entries + off + cnt, &c, sizeof(c));
 		memcpy(&next_offset, entries + off + next, sizeof(next_offset));
 		if (next_offset < hdr || next_offset > size - off)

@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 
-#define BPFILTER_PROTO_VERSION	2
+#define BPFILTER_PROTO_VERSION	3
 
 /* The largest request or reply: a table of about 300k simple rules. */
 #define BPFILTER_MAX_MSG	(64 << 20)
@@ -100,12 +100,14 @@ enum bpfilter_match {
  * @ret: 0 or the helper's negative errno; the protocol version for HELLO;
  *	the getsockopt's return value for IPT_SO_GET_REVISION_*
  * @len: bytes that follow: struct ipt_getinfo or the entries (with zero
- *	counters: the kernel reads them from the program)
+ *	counters: the kernel reads them from the program); after a replace
+ *	the helper serves, struct bpfilter_layout
  * @prog_id: after a replace the helper serves, the id of the table's
  *	BPF_PROG_TYPE_NETFILTER program; the helper keeps it open until the
  *	table is replaced or dropped. Its maps are the counters, a per-CPU
- *	array of struct xt_counters with an element per entry, and maybe
- *	the hash map of its classifier.
+ *	array of struct xt_counters, and maybe the hash map of its
+ *	classifier. The id of the table's current program if the helper
+ *	changes it in place (struct bpfilter_layout).
  * @reserved: zero
  */
 struct bpfilter_reply {
@@ -116,5 +118,45 @@ struct bpfilter_reply {
 	__u32 prog_id;
 	__u32 reserved;
 };
+
+/**
+ * struct bpfilter_layout - what follows the reply to a replace the helper
+ *	serves: where the entries count, and how a program kept changes
+ * @nslots: the entries of the table: as many __u32 follow, the index of
+ *	each entry's counter in the program's counters map
+ * @nops: struct bpfilter_map_op that follow the slots, changes of the
+ *	classifier's map of the table's current program, which the kernel
+ *	makes in order, then undoes if one fails; 0 for a new program
+ * @reserved: zero
+ *
+ * Counters that keep their index keep counting; those of new entries
+ * are new indices, zero until the kernel makes the changes.
+ */
+struct bpfilter_layout {
+	__u32 nslots;
+	__u32 nops;
+	__u64 reserved;
+};
+
+/* The most changes of a map in place: beyond, a new program is loaded. */
+#define BPFILTER_MAX_OPS	256
+/* The most bytes of a struct bpfilter_map_op, its key and values included. */
+#define BPFILTER_MAX_OP_SIZE	128
+
+/**
+ * struct bpfilter_map_op - a change of the classifier's map
+ * @flags: BPFILTER_OP_*
+ * @reserved: zero
+ * @data: the key, then the new value, then the old one; the sizes are the
+ *	map's, each rounded up to 8 bytes
+ */
+struct bpfilter_map_op {
+	__u32 flags;
+	__u32 reserved;
+	__u8 data[];
+};
+
+#define BPFILTER_OP_DELETE	0x1	/* delete the key; else update it */
+#define BPFILTER_OP_OLD		0x2	/* it had the old value */
 
 #endif /* _NET_BPFILTER_MSG_H */

@@ -130,23 +130,33 @@ static struct bpfilter_table *bpfilter_drop(struct sock *sk,
 	return bpfilter_set_table(bn, bpfilter_family(pf), NULL, gen);
 }
 
+/* Copies the old table's final counters to the caller; releases it. */
+static void bpfilter_copy_counters(struct bpfilter_net *bn, u8 pf,
+				   const struct ipt_replace *repl,
+				   struct bpfilter_table *old,
+				   const struct xt_counters *buf)
+{
+	size_t size = array_size(old->number, sizeof(*buf));
+
+	/* Silently, as ip_tables */
+	if (copy_to_user(repl->counters, buf, size))
+		net_warn_ratelimited("bpfilter: counters copy to user failed while replacing table\n");
+	bpfilter_release_table(bn, bpfilter_family(pf), old);
+}
+
 /*
  * Copies the final counters of @old, which no hook runs any more, to the
- * caller, silently as ip_tables; @buf has room for them. Releases @old.
+ * caller; @buf has room for them. Releases @old.
  */
 static void bpfilter_put_counters(struct bpfilter_net *bn, u8 pf,
 				  const struct ipt_replace *repl,
 				  struct bpfilter_table *old,
 				  struct xt_counters *buf)
 {
-	size_t size = array_size(old->number, sizeof(*buf));
-
 	/* Every packet that ran the old program has been counted. */
 	synchronize_net();
-	bpfilter_read_counters(old->prog, buf, old->number);
-	if (copy_to_user(repl->counters, buf, size))
-		net_warn_ratelimited("bpfilter: counters copy to user failed while replacing table\n");
-	bpfilter_release_table(bn, bpfilter_family(pf), old);
+	bpfilter_read_counters(old, buf);
+	bpfilter_copy_counters(bn, pf, repl, old, buf);
 }
 
 /* A replace for ip_tables, from the kernel's copy. */
@@ -228,26 +238,39 @@ static int bpfilter_give_back(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 /*
  * The helper validated, compiled and stored the new table: its program
  * replaces the old one at the hooks, after emptying ip_tables' table if
- * the helper takes it over; the kernel keeps a copy of the table.
+ * the helper takes it over; the kernel keeps a copy of the table. If the
+ * helper kept the old program, the changes of its map are made here
+ * instead, when nothing else can fail.
  */
 static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 			    struct bpfilter_table *new,
 			    const struct bpfilter_reply *reply, u64 gen,
 			    struct xt_counters *buf)
 {
+	const struct bpfilter_layout *lay = (const void *)(reply + 1);
 	struct bpfilter_req *req = new->req;
 	struct ipt_replace *repl = (void *)(req + 1);
 	int family = bpfilter_family(pf);
-	struct bpfilter_table *old;
+	struct bpfilter_table *old = bn->filter[family];
 	struct bpf_prog *prog;
+	bool kept;
 	int err;
 
-	prog = bpfilter_prog_get(reply->prog_id, repl->num_entries);
+	prog = bpfilter_prog_get(reply->prog_id);
 	if (IS_ERR(prog)) {
 		bpfilter_broken();
 		return PTR_ERR(prog) == -EPROTO ? -EPROTO : -EIO;
 	}
-	err = bpfilter_hook(bn, family);
+	new->number = repl->num_entries;
+	new->size = repl->size;
+	kept = old && old->prog == prog;
+	err = bpfilter_layout(new, prog, lay, reply->len);
+	if (!err && lay->nops && !kept)
+		err = -EPROTO;
+	if (err == -EPROTO)
+		bpfilter_broken();
+	if (!err)
+		err = bpfilter_hook(bn, family);
 	if (!err)
 		err = bpfilter_hold(bn, family, new, reply->flags);
 	if (err) {
@@ -258,11 +281,20 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	}
 
 	new->prog = prog;
-	new->number = repl->num_entries;
-	new->size = repl->size;
 	new->initial = reply->flags & BPFILTER_TABLE_INITIAL;
+	if (kept) {
+		err = bpfilter_update(old, new, lay, buf);
+		if (err) {
+			/* The caller frees @new, and puts the program. */
+			bpfilter_unhold(bn, family, new);
+			bpfilter_resync();
+			return err;
+		}
+	}
 	old = bpfilter_set_table(bn, family, new, gen);
-	if (old) {
+	if (kept) {
+		bpfilter_copy_counters(bn, pf, repl, old, buf);
+	} else if (old) {
 		bpfilter_put_counters(bn, pf, repl, old, buf);
 	} else {
 		/* Both tables are in force until ip_tables' is emptied. */
@@ -280,6 +312,20 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	return 0;
 }
 
+/*
+ * Room for the reply to a replace: struct bpfilter_layout, a counter
+ * index per entry, the changes of a map. (The helper refuses a table
+ * with more entries than its bytes can have.)
+ */
+static size_t bpfilter_reply_size(const struct ipt_replace *repl)
+{
+	size_t entries = min_t(size_t, repl->num_entries,
+			       repl->size / sizeof(struct ipt_entry));
+
+	return sizeof(struct bpfilter_reply) + sizeof(struct bpfilter_layout) +
+	       entries * sizeof(u32) + BPFILTER_MAX_OPS * BPFILTER_MAX_OP_SIZE;
+}
+
 /* A replace of the filter table, which the helper sees first. */
 static int bpfilter_replace_filter(struct sock *sk, struct bpfilter_net *bn,
 				   u8 pf, struct bpfilter_table *new)
@@ -288,42 +334,46 @@ static int bpfilter_replace_filter(struct sock *sk, struct bpfilter_net *bn,
 	struct bpfilter_req *req = new->req;
 	struct ipt_replace *repl = (void *)(req + 1);
 	struct xt_counters __user *counters = repl->counters;
-	struct bpfilter_reply reply;
+	size_t size = bpfilter_reply_size(repl);
+	struct bpfilter_reply *reply;
 	struct xt_counters *buf;
 	u64 gen;
 	int err;
 
-	/* Room for the old counters before anything changes. */
+	/* Room for the old counters and the reply before anything changes. */
 	buf = kvmalloc_array(t ? t->number : 1, sizeof(*buf),
 			     GFP_KERNEL_ACCOUNT);
-	if (!buf)
-		return -ENOMEM;
+	reply = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	err = -ENOMEM;
+	if (!buf || !reply)
+		goto out;
 
 	/* The helper gets no pointer, not even one it could not follow. */
 	repl->counters = NULL;
 	bpfilter_req_init(req, sk, pf, IPT_SO_SET_REPLACE, sizeof(*repl) +
 			  repl->size, t);
-	err = bpfilter_call(BPFILTER_MSG_SET, req, new->len, &reply,
-			    sizeof(reply), &gen);
+	err = bpfilter_call(BPFILTER_MSG_SET, req, new->len, reply, size,
+			    &gen);
 	repl->counters = counters;
 	if (err < 0)
 		goto out;
-	err = reply.ret;
+	err = reply->ret;
 	if (err < 0)
 		goto out;
-	if (reply.len) {
+	if (reply->action == BPFILTER_FALLBACK && reply->len) {
 		/* Whatever the helper did, a new one starts from our copy. */
 		bpfilter_broken();
 		err = -EPROTO;
 		goto out;
 	}
 
-	if (reply.action == BPFILTER_FALLBACK)
+	if (reply->action == BPFILTER_FALLBACK)
 		err = t ? bpfilter_give_back(sk, bn, pf, repl, buf) :
 			  bpfilter_iptables_replace(sk, pf, repl);
 	else
-		err = bpfilter_install(sk, bn, pf, new, &reply, gen, buf);
+		err = bpfilter_install(sk, bn, pf, new, reply, gen, buf);
 out:
+	kvfree(reply);
 	kvfree(buf);
 	return err;
 }
@@ -426,7 +476,7 @@ static int bpfilter_set_counters(struct sock *sk, u8 pf, sockptr_t optval,
 	} else if (tmp.num_counters != t->number) {
 		err = -EINVAL;
 	} else {
-		bpfilter_add_counters(t->prog, add, t->number);
+		bpfilter_add_counters(t, add);
 	}
 	mutex_unlock(&bn->lock);
 	vfree(add);
@@ -551,8 +601,7 @@ static int bpfilter_get_table(struct sock *sk, u8 pf, int optname,
 	if (err >= 0)
 		err = reply->len != size ? -EPROTO : 0;
 	if (!err && optname == IPT_SO_GET_ENTRIES)
-		bpfilter_entry_counters(t->prog, bpfilter_family(pf), reply + 1,
-					size, t->number);
+		bpfilter_entry_counters(t, bpfilter_family(pf), reply + 1);
 out_unlock:
 	/* The reply is ours: a slow user buffer holds up no one else. */
 	mutex_unlock(&bn->lock);

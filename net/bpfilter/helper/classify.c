@@ -15,6 +15,7 @@
  * before the first match.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -337,6 +338,34 @@ static bool *heads(const struct bf_ir *ir)
 	return head;
 }
 
+static int cmp_shape(const void *a, const void *b)
+{
+	size_t from = offsetof(struct bf_cls_shape, kind);
+
+	return memcmp((const char *)a + from, (const char *)b + from,
+		      sizeof(struct bf_cls_shape) - from);
+}
+
+/*
+ * The shapes of the run just added in an order of their own, not of its
+ * rules: a rule added first to the run leaves the code as it was
+ * (update.c). The run's keys, from @nentries on, follow.
+ */
+static void sort_shapes(struct bf_cls *cls, unsigned int first,
+			unsigned int nentries)
+{
+	unsigned int id[BF_CLS_MAX_SHAPES], i;
+
+	qsort(cls->shapes + first, cls->nshapes - first,
+	      sizeof(*cls->shapes), cmp_shape);
+	for (i = first; i < cls->nshapes; i++) {
+		id[cls->shapes[i].id - first] = i;
+		cls->shapes[i].id = i;
+	}
+	for (i = nentries; i < cls->nentries; i++)
+		cls->entries[i].key.shape = id[cls->entries[i].key.shape - first];
+}
+
 static int add_run(struct bf_cls *cls, unsigned int start, unsigned int end,
 		   unsigned int first)
 {
@@ -353,6 +382,7 @@ static int add_run(struct bf_cls *cls, unsigned int start, unsigned int end,
 	run->shape = first;
 	run->nshapes = cls->nshapes - first;
 	run->hotdrop = false;
+	run->emitted = 0;
 	for (i = first; i < cls->nshapes; i++)
 		run->hotdrop |= cls->shapes[i].kind != BF_CLS_RULE;
 	cls->run_at[start] = cls->nruns;
@@ -401,6 +431,7 @@ int bf_cls_plan(const struct bf_ir *ir, struct bf_cls *cls)
 		}
 		err = 0;
 		if (i - start >= min) {
+			sort_shapes(cls, first, nentries);
 			err = add_run(cls, start, i, first);
 			if (err)
 				goto out;

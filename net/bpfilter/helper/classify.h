@@ -38,7 +38,8 @@ struct bf_cls_key {
 
 /**
  * struct bf_cls_value - what a key finds
- * @index: the first entry of the run with that key, its counter's index
+ * @index: the first entry of the run with that key; in the map, the index
+ *	of its counter, which grows with the entry within a run
  * @verdict: NF_ACCEPT or NF_DROP; 0 for a projection
  */
 struct bf_cls_value {
@@ -93,11 +94,14 @@ struct bf_cls_shape {
  * @shape: the first of its shapes in struct bf_cls.shapes
  * @nshapes: their number
  * @hotdrop: it has shapes of kind BF_CLS_L4 or BF_CLS_ADDR
+ * @emitted: the times the code generator emitted its code; once, no
+ *	packet runs it twice
  */
 struct bf_cls_run {
 	unsigned int start, end;
 	unsigned int shape, nshapes;
 	bool hotdrop;
+	unsigned int emitted;
 };
 
 /**

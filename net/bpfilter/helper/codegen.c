@@ -38,7 +38,8 @@ struct gen {
 	const struct bf_ir *ir;
 	const struct bf_btf *btf;
 	int counters_fd;
-	const struct bf_cls *cls;
+	const __u32 *slot;
+	struct bf_cls *cls;
 	int cls_fd;
 
 	struct state *states;
@@ -183,18 +184,21 @@ static void emit_count(struct gen *g)
 				 offsetof(struct xt_counters, bcnt)));
 }
 
-static void emit_counter(struct gen *g, unsigned int index)
+static void emit_counter(struct gen *g, unsigned int entry)
 {
-	bf_emit(&g->e, BPF_ST_MEM(BPF_W, FP, S_KEY, index));
+	__u32 slot = g->slot ? g->slot[entry] : entry;
+
+	bf_emit(&g->e, BPF_ST_MEM(BPF_W, FP, S_KEY, slot));
 	emit_count(g);
 }
 
 /* A classified run, its first entry in the state @key; the miss path next. */
-static void emit_run(struct gen *g, const struct bf_cls_run *run)
+static void emit_run(struct gen *g, struct bf_cls_run *run)
 {
 	struct bf_emit *e = &g->e;
 	int miss = bf_new_label(e);
 
+	run->emitted++;
 	bf_emit_run(e, g->ir->family, g->cls, run, g->cls_fd, miss);
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_BEST));
 	bf_emit(e, BPF_STX_MEM(BPF_W, FP, R1, S_KEY));
@@ -359,23 +363,26 @@ static void free_gen(struct gen *g)
  * bf_codegen - the program of a table
  * @ir: the table
  * @btf: what the kernel's BTF says
- * @cls: runs of the table to classify, or NULL
- * @cls_fd: the classifier's map, filled in, if @cls has runs
  * @counters_fd: the map of the counters, a per-CPU array of
- *	struct xt_counters with an element per entry
+ *	struct xt_counters
+ * @slot: the index of each entry's counter in it; NULL: the entry's own
+ * @cls: runs of the table to classify, or NULL; the times each run's
+ *	code is emitted are counted in it
+ * @cls_fd: the classifier's map, if @cls has runs
  * @code: the instructions, to be freed by the caller
  *
  * Return: 0, -E2BIG if the program would have more than BF_MAX_INSNS
  * instructions, or another negative errno.
  */
 int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
-	       int counters_fd, const struct bf_cls *cls, int cls_fd,
-	       struct bf_code *code)
+	       int counters_fd, const __u32 *slot, struct bf_cls *cls,
+	       int cls_fd, struct bf_code *code)
 {
 	struct gen g = {
 		.ir = ir,
 		.btf = btf,
 		.counters_fd = counters_fd,
+		.slot = slot,
 		.cls = cls,
 		.cls_fd = cls_fd,
 	};

@@ -59,7 +59,7 @@ struct bf_code {
 };
 
 int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
-	       int counters_fd, const struct bf_cls *cls, int cls_fd,
-	       struct bf_code *code);
+	       int counters_fd, const __u32 *slot, struct bf_cls *cls,
+	       int cls_fd, struct bf_code *code);
 
 #endif /* _BPFILTER_CODEGEN_H */

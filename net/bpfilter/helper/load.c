@@ -2,7 +2,7 @@
 /*
  * Loading a table's program: the facts of the running kernel from its BTF,
  * the counters map, the classifier's map, the code, and the verifier's
- * word on it. Attaching is
+ * word on it; or keeping the current one (update.c). Attaching is
  * bpfilter.ko's: it takes the program by id and runs it at its hooks.
  */
 #include <errno.h>
@@ -16,6 +16,7 @@
 
 #include "codegen.h"
 #include "load.h"
+#include "update.h"
 
 #define LOG_SIZE	0x10000
 
@@ -203,24 +204,51 @@ static int load_code(const struct bf_code *code, struct bf_prog *prog,
 	return 0;
 }
 
+/* Counter indices: each entry's, with room below and above for new ones. */
+static int place(const struct bf_ir *ir, struct bf_prog *prog)
+{
+	unsigned int n = ir->nrules, i;
+
+	prog->slot = malloc((n + 1) * sizeof(*prog->slot));
+	if (!prog->slot)
+		return -ENOMEM;
+	prog->nslots = n;
+	prog->low = n / 16 + 16;
+	prog->high = prog->low + n;
+	prog->cap = prog->high + n / 8 + 64;
+	for (i = 0; i < n; i++)
+		prog->slot[i] = prog->low + i;
+	return 0;
+}
+
 /*
- * The classifier's hash map, filled in, at *@fd; -1 there if no run is
- * classified. (A run may have no key: its rules never match.)
+ * The classifier's hash map, filled in, with room for new keys; -1 if no
+ * run is classified. (A run may have no key: its rules never match.)
  */
-static int load_cls(const struct bf_cls *cls, int *fd)
+static int load_cls(const struct bf_cls *cls, struct bf_prog *prog)
 {
 	struct bf_cls_value *values = NULL;
 	struct bf_cls_key *keys = NULL;
 	__u32 i, n = cls->nentries;
 	int err = -ENOMEM;
 
-	*fd = -1;
 	if (!cls->nruns)
 		return 0;
-	*fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bpfilter_cls", sizeof(*keys),
-			     sizeof(*values), n ? n : 1, NULL);
-	if (*fd < 0)
-		return *fd;
+	prog->keys = malloc((n + 1) * sizeof(*prog->keys));
+	if (!prog->keys)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		prog->keys[i] = cls->entries[i];
+		prog->keys[i].value.index =
+			prog->slot[cls->entries[i].value.index];
+	}
+	prog->nkeys = n;
+	prog->keys_cap = n + n / 8 + 64;
+	prog->cls_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bpfilter_cls",
+				      sizeof(*keys), sizeof(*values),
+				      prog->keys_cap, NULL);
+	if (prog->cls_fd < 0)
+		return prog->cls_fd;
 	if (!n)
 		return 0;
 	keys = malloc(n * sizeof(*keys));
@@ -228,69 +256,102 @@ static int load_cls(const struct bf_cls *cls, int *fd)
 	if (!keys || !values)
 		goto out;
 	for (i = 0; i < n; i++) {
-		keys[i] = cls->entries[i].key;
-		values[i] = cls->entries[i].value;
+		keys[i] = prog->keys[i].key;
+		values[i] = prog->keys[i].value;
 	}
-	err = bpf_map_update_batch(*fd, keys, values, &n, NULL);
+	err = bpf_map_update_batch(prog->cls_fd, keys, values, &n, NULL);
 out:
 	free(keys);
 	free(values);
 	return err;
 }
 
+/* A new program for the table: BF_FALLBACK if it cannot have one. */
+static int load_new(const struct bf_ir *ir, struct bf_cls *cls,
+		    const struct bf_btf *btf, struct bf_prog *prog)
+{
+	int err;
+
+	err = place(ir, prog);
+	if (err)
+		return err;
+	prog->map_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
+				      "bpfilter_count", sizeof(__u32),
+				      sizeof(struct xt_counters), prog->cap,
+				      NULL);
+	if (prog->map_fd < 0)
+		return prog->map_fd;
+	err = load_cls(cls, prog);
+	if (err)
+		return err;
+	err = bf_codegen(ir, btf, prog->map_fd, prog->slot, cls, prog->cls_fd,
+			 &prog->code);
+	if (err == -E2BIG) {
+		fprintf(stderr, "table over %u BPF instructions: ip_tables serves it\n",
+			BF_MAX_INSNS);
+		return BF_FALLBACK;
+	}
+	if (err)
+		return err;
+	err = load_code(&prog->code, prog, ir->family, btf);
+	/* The verifier's limits (it said which): ip_tables serves it. */
+	if (err < 0 && err != -ENOMEM)
+		err = BF_FALLBACK;
+	return err;
+}
+
+void bf_prog_init(struct bf_prog *prog)
+{
+	memset(prog, 0, sizeof(*prog));
+	prog->prog_fd = -1;
+	prog->map_fd = -1;
+	prog->cls_fd = -1;
+}
+
 /**
  * bf_load - compiles and loads the program of a table
  * @ir: the table
+ * @old: the program of the table it replaces, or NULL
+ * @from: for each entry of @ir, the entry of @old's table it is, -1 for
+ *	a new one (bf_entries_from()), or NULL
  * @prog: the program, to be released with bf_unload()
+ *
+ * @old's program is kept if it can be (update.c): its maps and code move
+ * to @prog, with the changes of its classifier's map in @prog->ops.
  *
  * Return: 0, BF_FALLBACK if the table cannot run as a program here (the
  * reason is printed to the kernel log), or a negative errno.
  */
-int bf_load(const struct bf_ir *ir, struct bf_prog *prog)
+int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
+	    struct bf_prog *prog)
 {
 	const struct bf_btf *btf = kernel_btf();
-	struct bf_code code = {};
 	struct bf_cls cls;
 	int err;
 
-	prog->prog_fd = -1;
-	prog->map_fd = -1;
-	prog->cls_fd = -1;
+	bf_prog_init(prog);
 	if (!btf)
 		return BF_FALLBACK;
-	prog->map_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
-				      "bpfilter_count", sizeof(__u32),
-				      sizeof(struct xt_counters), ir->nrules,
-				      NULL);
-	if (prog->map_fd < 0)
-		return prog->map_fd;
 	err = bf_cls_plan(ir, &cls);
 	if (err)
-		goto out;
-	err = load_cls(&cls, &prog->cls_fd);
-	if (err)
-		goto out;
-
-	err = bf_codegen(ir, btf, prog->map_fd, &cls, prog->cls_fd, &code);
-	if (err == -E2BIG) {
-		fprintf(stderr, "table over %u BPF instructions: ip_tables serves it\n",
-			BF_MAX_INSNS);
-		err = BF_FALLBACK;
+		return err;
+	err = 1;
+	if (old && from && old->prog_fd >= 0) {
+		err = bf_update(ir, &cls, btf, old, from, prog);
+		if (err > 0) {
+			bf_unload(prog);
+			bf_prog_init(prog);
+		}
 	}
-	if (!err) {
-		err = load_code(&code, prog, ir->family, btf);
-		/* The verifier's limits (it said which): ip_tables serves it. */
-		if (err < 0 && err != -ENOMEM)
-			err = BF_FALLBACK;
-	}
-	free(code.insns);
-out:
+	if (err > 0)
+		err = load_new(ir, &cls, btf, prog);
 	bf_cls_free(&cls);
 	if (err)
 		bf_unload(prog);
 	return err;
 }
 
+/* Closes a program's maps and frees what it keeps: nothing else uses it. */
 void bf_unload(struct bf_prog *prog)
 {
 	if (prog->prog_fd >= 0)
@@ -299,8 +360,9 @@ void bf_unload(struct bf_prog *prog)
 		close(prog->map_fd);
 	if (prog->cls_fd >= 0)
 		close(prog->cls_fd);
-	prog->prog_fd = -1;
-	prog->map_fd = -1;
-	prog->cls_fd = -1;
-	prog->prog_id = 0;
+	free(prog->code.insns);
+	free(prog->slot);
+	free(prog->keys);
+	free(prog->ops);
+	bf_prog_init(prog);
 }

@@ -2,9 +2,13 @@
 #ifndef _BPFILTER_LOAD_H
 #define _BPFILTER_LOAD_H
 
+#include <assert.h>
 #include <linux/types.h>
 
+#include "classify.h"
+#include "codegen.h"
 #include "ir.h"
+#include "msg.h"
 
 /**
  * struct bf_prog - a table's program, loaded
@@ -13,6 +17,18 @@
  * @cls_fd: its classifier's hash map (classify.c), or -1
  * @prog_id: what the kernel knows it by
  * @insns: its length
+ * @code: its instructions, which a new table's must equal for the
+ *	program to be kept (update.c)
+ * @slot: the index of each entry's counter in @map_fd
+ * @nslots: the entries
+ * @low: the indices below it are free, for entries put first in a run
+ * @high: those from it up to @cap are free, for entries put last
+ * @cap: the size of @map_fd
+ * @keys: what @cls_fd holds, by key, the values with counter indices
+ * @nkeys: their number
+ * @keys_cap: the size of @cls_fd
+ * @ops: the changes of @cls_fd a kept program needs, for the kernel
+ * @nops: their number
  */
 struct bf_prog {
 	int prog_fd;
@@ -20,9 +36,43 @@ struct bf_prog {
 	int cls_fd;
 	__u32 prog_id;
 	unsigned int insns;
+	struct bf_code code;
+	__u32 *slot;
+	unsigned int nslots;
+	__u32 low, high, cap;
+	struct bf_cls_entry *keys;
+	unsigned int nkeys, keys_cap;
+	struct bf_map_op *ops;
+	unsigned int nops;
 };
 
-int bf_load(const struct bf_ir *ir, struct bf_prog *prog);
+/**
+ * struct bf_map_op - struct bpfilter_map_op of the classifier's map, each
+ *	part in 8 bytes
+ * @flags: BPFILTER_OP_*
+ * @reserved: zero
+ * @key: the key
+ * @pad: zero
+ * @value: the new value
+ * @old: the old value
+ */
+struct bf_map_op {
+	__u32 flags;
+	__u32 reserved;
+	struct bf_cls_key key;
+	__u8 pad[4];
+	struct bf_cls_value value;
+	struct bf_cls_value old;
+};
+
+static_assert(sizeof(struct bf_cls_key) % 8 == 4 &&
+	      sizeof(struct bf_cls_value) == 8 &&
+	      sizeof(struct bf_map_op) <= BPFILTER_MAX_OP_SIZE,
+	      "struct bf_map_op is not laid out as struct bpfilter_map_op");
+
+void bf_prog_init(struct bf_prog *prog);
+int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
+	    struct bf_prog *prog);
 void bf_unload(struct bf_prog *prog);
 
 #endif /* _BPFILTER_LOAD_H */

@@ -17,6 +17,7 @@
 #include "ir.h"
 #include "load.h"
 #include "table.h"
+#include "update.h"
 #include "validate.h"
 
 #define BF_BUCKETS	256
@@ -127,9 +128,7 @@ static int bf_parse(const struct bpfilter_req *req, const void *data,
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	t->prog.prog_fd = -1;
-	t->prog.map_fd = -1;
-	t->prog.cls_fd = -1;
+	bf_prog_init(&t->prog);
 	t->cookie = req->net_cookie;
 	t->family = req->family;
 	memcpy(t->name, repl->name, sizeof(t->name));
@@ -169,19 +168,46 @@ err:
 	return err;
 }
 
-/* The program of a new table: BF_FALLBACK if it cannot have one. */
-static int bf_compile(struct bf_table *t)
+/*
+ * The program of a new table, maybe @old's (@old is the table the kernel
+ * runs): BF_FALLBACK if it cannot have one.
+ */
+static int bf_compile(struct bf_table *t, struct bf_table *old)
 {
+	int *from = NULL;
 	struct bf_ir ir;
 	int err;
 
 	err = bf_ir_build(t->family, t->entries, &t->info, &ir);
-	if (!err)
-		err = bf_load(&ir, &t->prog);
+	if (err)
+		return err;
+	if (old && old->prog.prog_fd >= 0)
+		from = bf_entries_from(t->family, old->entries, &old->info,
+				       t->entries, &t->info);
+	err = bf_load(&ir, old ? &old->prog : NULL, from, &t->prog);
 	t->conntrack = ir.conntrack;
 	t->targets = ir.targets;
+	free(from);
 	bf_ir_free(&ir);
 	return err;
+}
+
+/* struct bpfilter_layout: the counter of each entry, the map's changes. */
+static int bf_put_layout(const struct bf_prog *prog, struct bf_out *out)
+{
+	size_t slots = prog->nslots * sizeof(*prog->slot);
+	size_t ops = prog->nops * sizeof(*prog->ops);
+	struct bpfilter_layout *lay = out->data;
+
+	if (out->room < sizeof(*lay) + slots + ops)
+		return -EMSGSIZE;
+	memset(lay, 0, sizeof(*lay));
+	lay->nslots = prog->nslots;
+	lay->nops = prog->nops;
+	memcpy(lay + 1, prog->slot, slots);
+	memcpy((char *)(lay + 1) + slots, prog->ops, ops);
+	out->reply->len = sizeof(*lay) + slots + ops;
+	return 0;
 }
 
 static int bf_replace(const struct bpfilter_req *req, const void *data,
@@ -209,7 +235,9 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 		return -EAGAIN;
 	}
 	if (t) {
-		err = bf_compile(t);
+		err = bf_compile(t, *p);
+		if (!err)
+			err = bf_put_layout(&t->prog, out);
 		if (err) {
 			bf_free(t);
 			t = NULL;
