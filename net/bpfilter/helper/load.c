@@ -221,6 +221,32 @@ static int place(const struct bf_ir *ir, struct bf_prog *prog)
 	return 0;
 }
 
+/**
+ * bf_prog_keys - what the classifier's map of a program holds
+ * @cls: the classified runs of its table
+ * @prog: the program, whose counter indices are set; its keys are set
+ *
+ * The keys stay in the order of @cls, by key, and the values have the
+ * counter index of the entry instead of the entry.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int bf_prog_keys(const struct bf_cls *cls, struct bf_prog *prog)
+{
+	unsigned int i;
+
+	prog->keys = malloc((cls->nentries + 1) * sizeof(*prog->keys));
+	if (!prog->keys)
+		return -ENOMEM;
+	for (i = 0; i < cls->nentries; i++) {
+		prog->keys[i] = cls->entries[i];
+		prog->keys[i].value.index =
+			prog->slot[cls->entries[i].value.index];
+	}
+	prog->nkeys = cls->nentries;
+	return 0;
+}
+
 /*
  * The classifier's hash map, filled in, with room for new keys; -1 if no
  * run is classified. (A run may have no key: its rules never match.)
@@ -230,19 +256,13 @@ static int load_cls(const struct bf_cls *cls, struct bf_prog *prog)
 	struct bf_cls_value *values = NULL;
 	struct bf_cls_key *keys = NULL;
 	__u32 i, n = cls->nentries;
-	int err = -ENOMEM;
+	int err;
 
 	if (!cls->nruns)
 		return 0;
-	prog->keys = malloc((n + 1) * sizeof(*prog->keys));
-	if (!prog->keys)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		prog->keys[i] = cls->entries[i];
-		prog->keys[i].value.index =
-			prog->slot[cls->entries[i].value.index];
-	}
-	prog->nkeys = n;
+	err = bf_prog_keys(cls, prog);
+	if (err)
+		return err;
 	prog->keys_cap = n + n / 8 + 64;
 	prog->cls_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bpfilter_cls",
 				      sizeof(*keys), sizeof(*values),
@@ -253,6 +273,7 @@ static int load_cls(const struct bf_cls *cls, struct bf_prog *prog)
 		return 0;
 	keys = malloc(n * sizeof(*keys));
 	values = malloc(n * sizeof(*values));
+	err = -ENOMEM;
 	if (!keys || !values)
 		goto out;
 	for (i = 0; i < n; i++) {

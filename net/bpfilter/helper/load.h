@@ -71,6 +71,7 @@ static_assert(sizeof(struct bf_cls_key) % 8 == 4 &&
 	      "struct bf_map_op is not laid out as struct bpfilter_map_op");
 
 void bf_prog_init(struct bf_prog *prog);
+int bf_prog_keys(const struct bf_cls *cls, struct bf_prog *prog);
 int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
 	    struct bf_prog *prog);
 void bf_unload(struct bf_prog *prog);

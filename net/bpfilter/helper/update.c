@@ -189,23 +189,6 @@ static int place(const struct bf_cls *cls, struct bf_prog *old,
 	return 0;
 }
 
-/* The map's entries, by key, with counter indices. */
-static int keys(const struct bf_cls *cls, const __u32 *slot,
-		struct bf_prog *prog)
-{
-	unsigned int i;
-
-	prog->keys = malloc((cls->nentries + 1) * sizeof(*prog->keys));
-	if (!prog->keys)
-		return -ENOMEM;
-	for (i = 0; i < cls->nentries; i++) {
-		prog->keys[i] = cls->entries[i];
-		prog->keys[i].value.index = slot[cls->entries[i].value.index];
-	}
-	prog->nkeys = cls->nentries;
-	return 0;
-}
-
 static bool add_op(struct bf_prog *prog, __u32 flags,
 		   const struct bf_cls_entry *now, const struct bf_cls_entry *was)
 {
@@ -301,7 +284,7 @@ int bf_update(const struct bf_ir *ir, struct bf_cls *cls,
 
 	err = place(cls, old, from, ir->nrules, prog);
 	if (!err)
-		err = keys(cls, prog->slot, prog);
+		err = bf_prog_keys(cls, prog);
 	if (!err && prog->nkeys > old->keys_cap)
 		err = 1;
 	if (!err)
