@@ -145,13 +145,29 @@ void bpfilter_conntrack_put(struct bpfilter_net *bn, int family)
 		nf_ct_netns_put(bn->net, bpfilter_nfproto(family));
 }
 
-static struct bpf_map *bpfilter_counters(const struct bpf_prog *prog)
+/* The counters map; the caller holds prog->aux->used_maps_mutex. */
+static struct bpf_map *bpfilter_counters_locked(const struct bpf_prog *prog)
 {
 	struct bpf_map *map = prog->aux->used_maps[0];
 
 	if (map->map_type != BPF_MAP_TYPE_PERCPU_ARRAY &&
 	    prog->aux->used_map_cnt > 1)
 		map = prog->aux->used_maps[1];
+	return map;
+}
+
+/*
+ * A program's maps are read under its used_maps_mutex: BPF_PROG_BIND_MAP
+ * may replace the array meanwhile. It only adds maps, after ours, and the
+ * program holds every map it has.
+ */
+static struct bpf_map *bpfilter_counters(const struct bpf_prog *prog)
+{
+	struct bpf_map *map;
+
+	mutex_lock(&prog->aux->used_maps_mutex);
+	map = bpfilter_counters_locked(prog);
+	mutex_unlock(&prog->aux->used_maps_mutex);
 	return map;
 }
 
@@ -173,20 +189,25 @@ struct bpf_prog *bpfilter_prog_get(u32 id)
 	if (IS_ERR(prog))
 		return prog;
 	if (prog->type != BPF_PROG_TYPE_NETFILTER ||
-	    prog->expected_attach_type != BPF_NETFILTER ||
-	    prog->aux->used_map_cnt < 1 || prog->aux->used_map_cnt > 2)
+	    prog->expected_attach_type != BPF_NETFILTER)
 		goto err_put;
-	map = bpfilter_counters(prog);
+	mutex_lock(&prog->aux->used_maps_mutex);
+	if (prog->aux->used_map_cnt < 1 || prog->aux->used_map_cnt > 2)
+		goto err_unlock;
+	map = bpfilter_counters_locked(prog);
 	if (map->map_type != BPF_MAP_TYPE_PERCPU_ARRAY ||
 	    map->key_size != sizeof(u32) ||
 	    map->value_size != sizeof(struct xt_counters))
-		goto err_put;
+		goto err_unlock;
 	for (i = 0; i < prog->aux->used_map_cnt; i++)
 		if (prog->aux->used_maps[i] != map &&
 		    prog->aux->used_maps[i]->map_type != BPF_MAP_TYPE_HASH)
-			goto err_put;
+			goto err_unlock;
+	mutex_unlock(&prog->aux->used_maps_mutex);
 	return prog;
 
+err_unlock:
+	mutex_unlock(&prog->aux->used_maps_mutex);
 err_put:
 	bpf_prog_put(prog);
 	return ERR_PTR(-EPROTO);
@@ -195,12 +216,15 @@ err_put:
 /* The classifier's map of a program, NULL if it has none. */
 static struct bpf_map *bpfilter_cls(const struct bpf_prog *prog)
 {
+	struct bpf_map *map = NULL;
 	u32 i;
 
-	for (i = 0; i < prog->aux->used_map_cnt; i++)
+	mutex_lock(&prog->aux->used_maps_mutex);
+	for (i = 0; i < prog->aux->used_map_cnt && !map; i++)
 		if (prog->aux->used_maps[i]->map_type == BPF_MAP_TYPE_HASH)
-			return prog->aux->used_maps[i];
-	return NULL;
+			map = prog->aux->used_maps[i];
+	mutex_unlock(&prog->aux->used_maps_mutex);
+	return map;
 }
 
 /* The size of a struct bpfilter_map_op of @map, 0 if too big. */
