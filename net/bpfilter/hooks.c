@@ -295,10 +295,11 @@ static void bpfilter_sum(struct bpf_map *map, u32 slot, struct xt_counters *c)
 }
 
 /* The counters of entry @i of @t. */
-static void bpfilter_entry_sum(const struct bpfilter_table *t, u32 i,
+static void bpfilter_entry_sum(const struct bpfilter_table *t,
+			       struct bpf_map *map, u32 i,
 			       struct xt_counters *c)
 {
-	bpfilter_sum(bpfilter_counters(t->prog), t->slot[i], c);
+	bpfilter_sum(map, t->slot[i], c);
 	if (t->base) {
 		c->pcnt -= t->base[i].pcnt;
 		c->bcnt -= t->base[i].bcnt;
@@ -431,10 +432,11 @@ out:
 void bpfilter_read_counters(const struct bpfilter_table *t,
 			    struct xt_counters *counters)
 {
+	struct bpf_map *map = bpfilter_counters(t->prog);
 	unsigned int i;
 
 	for (i = 0; i < t->number; i++)
-		bpfilter_entry_sum(t, i, &counters[i]);
+		bpfilter_entry_sum(t, map, i, &counters[i]);
 }
 
 /**
@@ -480,6 +482,7 @@ void bpfilter_entry_counters(const struct bpfilter_table *t, int family,
 	size_t cnt = offsetof(struct ipt_entry, counters);
 	size_t next = offsetof(struct ipt_entry, next_offset);
 	unsigned int off = 0, i, size = t->size;
+	struct bpf_map *map = bpfilter_counters(t->prog);
 	struct xt_counters c;
 	u16 next_offset;
 
@@ -489,7 +492,7 @@ void bpfilter_entry_counters(const struct bpfilter_table *t, int family,
 		next = offsetof(struct ip6t_entry, next_offset);
 	}
 	for (i = 0; i < t->number && size - off >= hdr; i++) {
-		bpfilter_entry_sum(t, i, &c);
+		bpfilter_entry_sum(t, map, i, &c);
 		memcpy(entries + off + cnt, &c, sizeof(c));
 		memcpy(&next_offset, entries + off + next, sizeof(next_offset));
 		if (next_offset < hdr || next_offset > size - off)

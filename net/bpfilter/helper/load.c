@@ -359,10 +359,9 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
 	err = 1;
 	if (old && from && old->prog_fd >= 0) {
 		err = bf_update(ir, &cls, btf, old, from, prog);
-		if (err > 0) {
+		/* bf_unload() leaves @prog as bf_prog_init() does. */
+		if (err > 0)
 			bf_unload(prog);
-			bf_prog_init(prog);
-		}
 	}
 	if (err > 0)
 		err = load_new(ir, &cls, btf, prog);
