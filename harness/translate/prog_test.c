@@ -186,6 +186,20 @@ static int unhex(const char *s, unsigned char *buf, int max)
 	return n;
 }
 
+/* The entries in the classifier's runs. */
+static unsigned int classified(const struct bf_ir *ir)
+{
+	unsigned int n = 0, i;
+	struct bf_cls cls;
+
+	if (bf_cls_plan(ir, &cls))
+		return 0;
+	for (i = 0; i < cls.nruns; i++)
+		n += cls.runs[i].end - cls.runs[i].start;
+	bf_cls_free(&cls);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	struct xt_counters *want, *have;
@@ -263,8 +277,8 @@ int main(int argc, char **argv)
 			bad++;
 		}
 	}
-	printf("%d packets, %u entries, %u insns, %d counters differ\n", runs,
-	       ir.nrules, prog.insns, bad);
+	printf("%d packets, %u entries, %u classified, %u insns, %d counters differ\n",
+	       runs, ir.nrules, classified(&ir), prog.insns, bad);
 	bf_unload(&prog);
 	bf_ir_free(&ir);
 	free(have);

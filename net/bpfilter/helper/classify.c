@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The classifier: long runs of simple rules (addresses under masks, a
- * protocol, ports, ACCEPT or DROP) become lookups in a hash map instead
+ * protocol, ports, interfaces, the connection's state, ACCEPT or DROP)
+ * become lookups in a hash map instead
  * of code per rule, as in tuple space search. The rules of a run fall in
  * a few shapes (which masks, which fields); a packet's key under each
  * shape is looked up, and the lowest entry found is the first rule that
@@ -13,6 +14,11 @@
  * fails. Projections of those rules onto their address part find the
  * first one that would do so; the program drops the packet if it comes
  * before the first match.
+ *
+ * A packet has one state bit of those state_mt() tests, so a rule with
+ * a state match has a key per state it takes and still no two keys a
+ * packet matches. Jumps end a run: after a RETURN, the rules after the
+ * jump would need a second lookup, of entries a key's first one hides.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -26,14 +32,28 @@
 
 unsigned int bf_cls_min_run = BF_CLS_MIN_RUN;
 
+/* The states a packet can have, as the key holds them. */
+#define CT_STATES	5
+static const __u8 ct_bits[CT_STATES] = {
+	XT_STATE_INVALID, XT_STATE_BIT(IP_CT_ESTABLISHED),
+	XT_STATE_BIT(IP_CT_RELATED), XT_STATE_BIT(IP_CT_NEW),
+	XT_STATE_UNTRACKED,
+};
+
 /* A rule as the classifier sees it. */
 struct simple {
 	const __u8 *src, *smsk, *dst, *dmsk;
+	const char *in, *out;
+	const __u8 *inmsk, *outmsk;
 	unsigned int alen;
 	__u8 proto;
 	__u8 l4proto;
 	bool proto6;
 	bool unconditional;
+	/* A state match, and before the tcp or udp one */
+	bool ct, ct_first;
+	unsigned int nct;
+	__u8 cts[CT_STATES];
 	__u32 verdict;
 	unsigned int nsrc, ndst;
 	__u16 sval[BF_CLS_MAX_BLOCKS], smask[BF_CLS_MAX_BLOCKS];
@@ -76,10 +96,12 @@ static bool simple_ip(const struct bf_ir *ir, const struct bf_rule *r,
 	if (ir->family == NFPROTO_IPV6) {
 		const struct ip6t_ip6 *ip = &r->ip6;
 
-		if (ip->invflags || (ip->flags & ~IP6T_F_PROTO) ||
-		    !zero(ip->iniface_mask, IFNAMSIZ) ||
-		    !zero(ip->outiface_mask, IFNAMSIZ))
+		if (ip->invflags || (ip->flags & ~IP6T_F_PROTO))
 			return false;
+		s->in = ip->iniface;
+		s->inmsk = ip->iniface_mask;
+		s->out = ip->outiface;
+		s->outmsk = ip->outiface_mask;
 		s->alen = sizeof(ip->src);
 		s->src = ip->src.s6_addr;
 		s->smsk = ip->smsk.s6_addr;
@@ -89,10 +111,12 @@ static bool simple_ip(const struct bf_ir *ir, const struct bf_rule *r,
 		s->proto = s->proto6 ? ip->proto : 0;
 		return true;
 	}
-	if (r->ip.invflags || r->ip.flags ||
-	    !zero(r->ip.iniface_mask, IFNAMSIZ) ||
-	    !zero(r->ip.outiface_mask, IFNAMSIZ))
+	if (r->ip.invflags || r->ip.flags)
 		return false;
+	s->in = r->ip.iniface;
+	s->inmsk = r->ip.iniface_mask;
+	s->out = r->ip.outiface;
+	s->outmsk = r->ip.outiface_mask;
 	s->alen = sizeof(r->ip.src);
 	s->src = (const __u8 *)&r->ip.src;
 	s->smsk = (const __u8 *)&r->ip.smsk;
@@ -111,13 +135,69 @@ static bool simple_ports(const __u16 *spts, const __u16 *dpts,
 	       s->nsrc * s->ndst <= BF_CLS_MAX_BLOCKS;
 }
 
+/*
+ * The states of ct_bits a state match takes. All of them: no test. The
+ * untracked bit of conntrack's mask is not state's.
+ */
+static void simple_ct(const struct bf_ctstate *st, struct simple *s)
+{
+	unsigned int i;
+	__u16 mask;
+
+	s->nct = 0;
+	for (i = 0; i < CT_STATES; i++) {
+		mask = ct_bits[i] == XT_STATE_UNTRACKED ? st->untracked :
+							  ct_bits[i];
+		if (!(st->mask & mask) == st->invert)
+			s->cts[s->nct++] = ct_bits[i];
+	}
+	s->ct = s->nct < CT_STATES;
+}
+
+/*
+ * A tcp or udp match with ports alone, and a state match: in their
+ * order, as the tcp or udp match drops a packet it cannot read only if
+ * the state matched before it.
+ */
+static bool simple_matches(const struct bf_rule *r, struct simple *s)
+{
+	static const __u16 any[2] = { 0, 0xFFFF };
+	bool ports = false, state = false;
+	unsigned int i;
+
+	for (i = 0; i < r->nmatches; i++) {
+		const struct bf_match *m = &r->matches[i];
+
+		if (m->kind == BF_MATCH_CTSTATE && !state) {
+			simple_ct(&m->ctstate, s);
+			s->ct_first = !ports;
+			state = true;
+		} else if (m->kind == BF_MATCH_TCP && !ports) {
+			if (m->tcp.invflags || m->tcp.flg_mask ||
+			    m->tcp.flg_cmp || m->tcp.option ||
+			    !simple_ports(m->tcp.spts, m->tcp.dpts, s))
+				return false;
+			s->l4proto = IPPROTO_TCP;
+			ports = true;
+		} else if (m->kind == BF_MATCH_UDP && !ports) {
+			if (m->udp.invflags ||
+			    !simple_ports(m->udp.spts, m->udp.dpts, s))
+				return false;
+			s->l4proto = IPPROTO_UDP;
+			ports = true;
+		} else {
+			return false;
+		}
+	}
+	if (!ports)
+		simple_ports(any, any, s);
+	return true;
+}
+
 /* Whether @r is simple, and how it looks if so. */
 static bool simple(const struct bf_ir *ir, const struct bf_rule *r,
 		   struct simple *s)
 {
-	static const __u16 any[2] = { 0, 0xFFFF };
-	const struct bf_match *m = r->matches;
-
 	memset(s, 0, sizeof(*s));
 	if (r->action == BF_ACCEPT)
 		s->verdict = NF_ACCEPT;
@@ -125,29 +205,15 @@ static bool simple(const struct bf_ir *ir, const struct bf_rule *r,
 		s->verdict = NF_DROP;
 	else
 		return false;
-	if (!simple_ip(ir, r, s) || r->nmatches > 1)
+	if (!simple_ip(ir, r, s) || !simple_matches(r, s))
 		return false;
-	if (!r->nmatches) {
-		simple_ports(any, any, s);
-	} else if (m->kind == BF_MATCH_TCP) {
-		if (m->tcp.invflags || m->tcp.flg_mask || m->tcp.flg_cmp ||
-		    m->tcp.option ||
-		    !simple_ports(m->tcp.spts, m->tcp.dpts, s))
-			return false;
-		s->l4proto = IPPROTO_TCP;
-	} else if (m->kind == BF_MATCH_UDP) {
-		if (m->udp.invflags ||
-		    !simple_ports(m->udp.spts, m->udp.dpts, s))
-			return false;
-		s->l4proto = IPPROTO_UDP;
-	} else {
-		return false;
-	}
 	/* The validator saw to it that ports come with their protocol. */
 	if (s->l4proto && s->proto != s->l4proto)
 		return false;
 	s->unconditional = !s->proto && !s->proto6 && !s->l4proto &&
-			   zero(s->smsk, s->alen) && zero(s->dmsk, s->alen);
+			   !s->ct && zero(s->smsk, s->alen) &&
+			   zero(s->dmsk, s->alen) && zero(s->inmsk, IFNAMSIZ) &&
+			   zero(s->outmsk, IFNAMSIZ);
 	return true;
 }
 
@@ -165,6 +231,9 @@ static void make_shape(struct bf_cls_shape *sh, const struct simple *s,
 	sh->kind = kind;
 	memcpy(sh->smsk, s->smsk, s->alen);
 	memcpy(sh->dmsk, s->dmsk, s->alen);
+	/* ip_packet_match() tests the interfaces before any hotdrop. */
+	memcpy(sh->inmsk, s->inmsk, IFNAMSIZ);
+	memcpy(sh->outmsk, s->outmsk, IFNAMSIZ);
 	if (kind == BF_CLS_ADDR) {
 		sh->any_proto = true;
 		return;
@@ -172,6 +241,7 @@ static void make_shape(struct bf_cls_shape *sh, const struct simple *s,
 	sh->l4proto = s->l4proto;
 	sh->any_proto = !s->proto;
 	sh->proto6 = s->proto6;
+	sh->ct = s->ct && (kind == BF_CLS_RULE || s->ct_first);
 	if (kind == BF_CLS_RULE) {
 		sh->spmask = htons(s->smask[b / s->ndst]);
 		sh->dpmask = htons(s->dmask[b % s->ndst]);
@@ -191,13 +261,18 @@ static int find_shape(const struct bf_cls *cls, unsigned int first,
 }
 
 static void make_key(struct bf_cls_key *k, const struct bf_cls_shape *sh,
-		     const struct simple *s, __u16 sport, __u16 dport)
+		     const struct simple *s, __u16 sport, __u16 dport, __u8 ct)
 {
 	unsigned int i;
 
 	memset(k, 0, sizeof(*k));
 	k->shape = sh->id;
 	k->proto = sh->any_proto ? 0 : s->proto;
+	k->ct = sh->ct ? ct : 0;
+	for (i = 0; i < IFNAMSIZ; i++) {
+		k->in[i] = s->in[i] & sh->inmsk[i];
+		k->out[i] = s->out[i] & sh->outmsk[i];
+	}
 	k->sport = htons(sport) & sh->spmask;
 	k->dport = htons(dport) & sh->dpmask;
 	for (i = 0; i < s->alen; i++) {
@@ -230,7 +305,7 @@ static int add_rule(struct bf_cls *cls, const struct bf_ir *ir,
 		    const struct simple *s)
 {
 	struct bf_cls_shape want[BF_CLS_MAX_BLOCKS + 2];
-	unsigned int nwant = 0, fresh = 0, i, b;
+	unsigned int nwant = 0, fresh = 0, nkeys = 0, i, b, c;
 	struct bf_cls_entry *en;
 	int at[BF_CLS_MAX_BLOCKS + 2], err = 0;
 
@@ -241,6 +316,8 @@ static int add_rule(struct bf_cls *cls, const struct bf_ir *ir,
 	if (s->proto6)
 		make_shape(&want[nwant++], s, BF_CLS_ADDR, 0);
 	for (i = 0; i < nwant; i++) {
+		/* A key per state the rule takes, if the shape tests it */
+		nkeys += want[i].ct ? s->nct : 1;
 		at[i] = find_shape(cls, first, &want[i]);
 		if (at[i] < 0) {
 			unsigned int j;
@@ -255,7 +332,7 @@ static int add_rule(struct bf_cls *cls, const struct bf_ir *ir,
 	if (!bf_grow(&err, (void **)&cls->shapes, &cls->caps[1],
 		     cls->nshapes + fresh, sizeof(*cls->shapes)) ||
 	    !bf_grow(&err, (void **)&cls->entries, &cls->caps[2],
-		     cls->nentries + nwant, sizeof(*cls->entries)))
+		     cls->nentries + nkeys, sizeof(*cls->entries)))
 		return err;
 	for (i = 0; i < nwant; i++) {
 		at[i] = find_shape(cls, first, &want[i]);
@@ -270,15 +347,18 @@ static int add_rule(struct bf_cls *cls, const struct bf_ir *ir,
 	for (i = 0; i < nwant; i++) {
 		const struct bf_cls_shape *sh = &cls->shapes[at[i]];
 
-		en = &cls->entries[cls->nentries++];
-		/* The first nsrc * ndst shapes are the rule's port blocks. */
-		if (sh->kind == BF_CLS_RULE)
-			make_key(&en->key, sh, s, s->sval[i / s->ndst],
-				 s->dval[i % s->ndst]);
-		else
-			make_key(&en->key, sh, s, 0, 0);
-		en->value.index = index;
-		en->value.verdict = sh->kind == BF_CLS_RULE ? s->verdict : 0;
+		for (c = 0; c < (sh->ct ? s->nct : 1); c++) {
+			en = &cls->entries[cls->nentries++];
+			/* The first nsrc * ndst shapes: the port blocks */
+			if (sh->kind == BF_CLS_RULE)
+				make_key(&en->key, sh, s, s->sval[i / s->ndst],
+					 s->dval[i % s->ndst], s->cts[c]);
+			else
+				make_key(&en->key, sh, s, 0, 0, s->cts[c]);
+			en->value.index = index;
+			en->value.verdict = sh->kind == BF_CLS_RULE ?
+					    s->verdict : 0;
+		}
 	}
 	return 0;
 }

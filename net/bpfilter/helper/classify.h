@@ -20,16 +20,26 @@ extern unsigned int bf_cls_min_run;
  * struct bf_cls_key - a key of the classifier's hash map
  * @shape: struct bf_cls_shape.id, so that all shapes share a map
  * @proto: the protocol, 0 if the shape takes any
+ * @ct: the packet's state bit as state_mt() makes it, 0 if the shape
+ *	takes any state
  * @pad: zero
+ * @in: the input interface's name under the shape's mask
+ * @out: the output interface's name under the shape's mask
  * @sport: the source port under the shape's mask, network order
  * @dport: the destination port under the shape's mask, network order
  * @src: the source address under the shape's mask (IPv4: 4 bytes)
  * @dst: the destination address under the shape's mask
+ *
+ * The names come first: 8-byte words of the stack, as the verifier
+ * wants them.
  */
 struct bf_cls_key {
 	__u32 shape;
 	__u8 proto;
-	__u8 pad[3];
+	__u8 ct;
+	__u8 pad[2];
+	char in[IFNAMSIZ];
+	char out[IFNAMSIZ];
 	__be16 sport;
 	__be16 dport;
 	__u8 src[16];
@@ -69,10 +79,13 @@ enum bf_cls_kind {
  * @l4proto: IPPROTO_TCP or IPPROTO_UDP if the rules have ports, else 0
  * @any_proto: the rules take any protocol: 0 in the key
  * @proto6: IPv6 rules with -p (IP6T_F_PROTO): a protocol header needed
+ * @ct: the rules test the connection's state: in the key
  * @spmask: mask of the source port, network order
  * @dpmask: mask of the destination port, network order
  * @smsk: mask of the source address
  * @dmsk: mask of the destination address
+ * @inmsk: mask of the input interface's name
+ * @outmsk: mask of the output interface's name
  */
 struct bf_cls_shape {
 	__u32 id;
@@ -80,10 +93,13 @@ struct bf_cls_shape {
 	__u8 l4proto;
 	bool any_proto;
 	bool proto6;
+	bool ct;
 	__be16 spmask;
 	__be16 dpmask;
 	__u8 smsk[16];
 	__u8 dmsk[16];
+	__u8 inmsk[IFNAMSIZ];
+	__u8 outmsk[IFNAMSIZ];
 };
 
 /**

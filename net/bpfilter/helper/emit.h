@@ -42,11 +42,11 @@
 #define S_OPT_SIZE	72	/* 64 bytes and what is read after them */
 #define S_OPTLEN	(-312)	/* their length; < 0: a --tcp-option drops */
 #define S_OPTS		(-344)	/* the kinds of option found, 256 bits */
-#define S_CKEY		(-392)	/* a classifier key (struct bf_cls_key) */
-#define S_CKEY_SIZE	48
-#define S_BEST		(-400)	/* the first entry a classifier found */
-#define S_VERD		(-408)	/* its verdict */
-#define S_HOT		(-416)	/* the first that drops the packet unread */
+#define S_CKEY		(-424)	/* a classifier key (struct bf_cls_key) */
+#define S_CKEY_SIZE	80
+#define S_BEST		(-432)	/* the first entry a classifier found */
+#define S_VERD		(-440)	/* its verdict */
+#define S_HOT		(-448)	/* the first that drops the packet unread */
 
 #define L4_PORTS	4	/* what multiport reads */
 #define L4_SHORT	8	/* what udp, icmp and icmpv6 read */

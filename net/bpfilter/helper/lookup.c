@@ -4,6 +4,7 @@
  * shape of the run, looked up in the classifier's map; the lowest entry
  * found wins, unless a rule before it would drop the packet (hotdrop).
  */
+#include <assert.h>
 #include <stddef.h>
 #include <string.h>
 #include <linux/in.h>
@@ -12,8 +13,31 @@
 #include <linux/netfilter.h>
 
 #include "lookup.h"
+#include "match.h"
 
 #define KEY(field)	(S_CKEY + (int)offsetof(struct bf_cls_key, field))
+
+static_assert(sizeof(struct bf_cls_key) <= S_CKEY_SIZE &&
+	      offsetof(struct bf_cls_key, in) % 8 == 0 &&
+	      offsetof(struct bf_cls_key, out) % 8 == 0,
+	      "the classifier's key does not fit its place on the stack");
+
+/* The name of a device at @from under @mask, 8 bytes at a time. */
+static void emit_name(struct bf_emit *e, int from, const __u8 *mask, int to)
+{
+	unsigned int i;
+	__u64 m;
+
+	for (i = 0; i < IFNAMSIZ; i += sizeof(m)) {
+		memcpy(&m, mask + i, sizeof(m));
+		if (!m)
+			continue;
+		bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, from + i));
+		bf_emit_ld64(e, R2, m);
+		bf_emit(e, BPF_ALU64_REG(BPF_AND, R1, R2));
+		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, to + i));
+	}
+}
 
 /* The packet's key under @sh at S_CKEY. */
 static void emit_key(struct bf_emit *e, __u8 family,
@@ -39,6 +63,12 @@ static void emit_key(struct bf_emit *e, __u8 family,
 							     protocol)));
 		bf_emit(e, BPF_STX_MEM(BPF_B, FP, R1, KEY(proto)));
 	}
+	if (sh->ct) {
+		bf_emit_ct_bit(e, XT_STATE_UNTRACKED);
+		bf_emit(e, BPF_STX_MEM(BPF_B, FP, R1, KEY(ct)));
+	}
+	emit_name(e, S_IN, sh->inmsk, KEY(in));
+	emit_name(e, S_OUT, sh->outmsk, KEY(out));
 	if (sh->spmask) {
 		bf_emit(e, BPF_LDX_MEM(BPF_H, R1, FP, S_L4));
 		bf_emit(e, BPF_ALU32_IMM(BPF_AND, R1, sh->spmask));

@@ -452,12 +452,15 @@ static void emit_multiport(struct bf_emit *e,
 	bf_gotol(e, fail);
 }
 
-/*
- * state_mt() and the state part of conntrack_mt(): the bit of the state
- * nf_ct_get() finds, as NF_CT_STATE_BIT() makes it, against the mask.
+/**
+ * bf_emit_ct_bit - R1 = the bit of the state nf_ct_get() finds, as
+ *	state_mt() and conntrack_mt() make it
+ * @e: where to emit
+ * @untracked: the bit of an untracked packet
+ *
+ * Clobbers R2 and R3.
  */
-static void emit_ctstate(struct bf_emit *e, const struct bf_ctstate *st,
-			 int fail)
+void bf_emit_ct_bit(struct bf_emit *e, __u16 untracked)
 {
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_NFCT));
 	bf_emit(e, BPF_MOV64_REG(R2, R1));
@@ -473,7 +476,14 @@ static void emit_ctstate(struct bf_emit *e, const struct bf_ctstate *st,
 	/* No entry: untracked, or invalid */
 	bf_emit(e, BPF_MOV64_IMM(R1, XT_STATE_INVALID));
 	bf_emit(e, BPF_JMP_IMM(BPF_JNE, R2, CT_UNTRACKED, 1));
-	bf_emit(e, BPF_MOV64_IMM(R1, st->untracked));
+	bf_emit(e, BPF_MOV64_IMM(R1, untracked));
+}
+
+/* state_mt() and the state part of conntrack_mt(): the bit, the mask */
+static void emit_ctstate(struct bf_emit *e, const struct bf_ctstate *st,
+			 int fail)
+{
+	bf_emit_ct_bit(e, st->untracked);
 	bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, st->mask));
 	bf_jmp(e, BPF_JMP_IMM(st->invert ? BPF_JNE : BPF_JEQ, R1, 0, 0), fail);
 }

@@ -12,5 +12,6 @@ bool bf_rule_never(__u8 family, const struct bf_rule *r);
 bool bf_emit_rule_match(struct bf_emit *e, __u8 family,
 			const struct bf_rule *r, const struct bf_btf *btf,
 			int fail);
+void bf_emit_ct_bit(struct bf_emit *e, __u16 untracked);
 
 #endif /* _BPFILTER_MATCH_H */

@@ -8,7 +8,8 @@ compiled by bpfilter, b2's has one more chain that bpfilter cannot compile
 random packets go from namespace a to both, to be delivered (INPUT) or
 forwarded (FORWARD); their answers, if any, go through OUTPUT. Then every
 counter of the two tables must be equal, as iptables-save -c prints them.
-Some chains begin with 16 to 40 simple rules, which bpfilter's classifier
+Some chains begin with 16 to 40 simple rules, most of a few shapes
+(addresses, ports, interfaces, states), which bpfilter's classifier
 serves with hash lookups rather than code.
 
 Usage: translate_diff.py [TABLES [SEED [PACKETS]]], for each family.
@@ -186,13 +187,7 @@ def match(r, v6, chain):
         m.append('-m mark ' + neg(r, '--mark') +
                  r.choice(['0', '1', '5/0xff', '4/4', '0/0']))
     if r.random() < .15:
-        states = ','.join(r.sample(['NEW', 'ESTABLISHED', 'RELATED',
-                                    'INVALID', 'UNTRACKED'],
-                                   r.randint(1, 3)))
-        if r.random() < .5:
-            m.append(f'-m state --state {states}')
-        else:
-            m.append(f'-m conntrack {neg(r, "--ctstate")}{states}')
+        m.append(states(r))
     if r.random() < .1:
         a, b = sorted([r.randint(20, 200), r.randint(20, 200)])
         m.append(f'-m length {neg(r, "--length")}{a}:{b}')
@@ -239,13 +234,73 @@ def tcp_options(r):
     return b + b'\0' * (-len(b) % 4)
 
 
-def simple(r, v6):
-    """A rule for bpfilter's classifier: addresses, protocol, ports."""
+def states(r):
+    """A state match, all states (no test) or none at times."""
+    which = ','.join(r.sample(['NEW', 'ESTABLISHED', 'RELATED', 'INVALID',
+                               'UNTRACKED'], r.randint(1, 5)))
+    if r.random() < .5:
+        return f'-m state --state {which}'
+    return f'-m conntrack {neg(r, "--ctstate")}{which}'
+
+
+def run_style(r, v6, chain):
+    """What the rules of a run in CHAIN have: few shapes, so that the
+    classifier takes the run whole."""
+    lens = [128, 64, 48] if v6 else [32, 24, 16]
+    return {
+        'src': r.choice([None] + lens), 'dst': r.choice([None] + lens),
+        'proto': r.choice(['', 'tcp', 'udp', 'icmpv6' if v6 else 'icmp']),
+        'sport': r.random() < .3, 'dport': r.random() < .7,
+        # names under one mask: one shape
+        'in': chain != 'OUTPUT' and r.random() < .4 and
+        r.choice([['vb', 'vc', 'lo'], ['v+', 'x+']]),
+        'out': chain != 'INPUT' and r.random() < .4 and
+        r.choice([['vb', 'vc', 'lo'], ['v+', 'x+']]),
+        'state': r.random() < .4, 'state_first': r.random() < .5,
+    }
+
+
+def styled(r, v6, st):
+    """A rule of a run of style ST (run_style())."""
+    m = []
+    for opt, side, pool in (('-s', 'src', SRC6 if v6 else SRC4),
+                            ('-d', 'dst', DST6 if v6 else DST4)):
+        if st[side]:
+            m.append(f'{opt} {r.choice(pool)}/{st[side]}')
+    for opt, side in (('-i', 'in'), ('-o', 'out')):
+        if st[side]:
+            m.append(f'{opt} {r.choice(st[side])}')
+    if st['state'] and st['state_first']:
+        m.append(states(r))
+    if st['proto']:
+        m.append('-p ' + st['proto'])
+    if st['proto'] in ('tcp', 'udp'):
+        for opt in ('sport', 'dport'):
+            if st[opt]:
+                m.append(f'--{opt} {r.choice(PORTS)}')
+    if st['state'] and not st['state_first']:
+        m.append(states(r))
+    return ' '.join(m) + ' -j ' + r.choice(['ACCEPT', 'DROP'])
+
+
+def simple(r, v6, chain=None):
+    """A rule for bpfilter's classifier: addresses, protocol, ports, and
+    in CHAIN interfaces and states."""
     m = []
     if r.random() < .7:
         m.append('-s ' + addr(r, v6, SRC6 if v6 else SRC4))
     if r.random() < .5:
         m.append('-d ' + addr(r, v6, DST6 if v6 else DST4))
+    if chain and chain != 'OUTPUT' and r.random() < .3:
+        m.append('-i ' + r.choice(IFACES))
+    if chain and chain != 'INPUT' and r.random() < .3:
+        m.append('-o ' + r.choice(IFACES))
+    # Before or after the ports: a short packet is dropped by a udp or
+    # tcp match only if it comes first or the state matched.
+    state = states(r) if chain and r.random() < .3 else ''
+    if state and r.random() < .5:
+        m.append(state)
+        state = ''
     proto = r.choice(['', 'tcp', 'udp', 'udp', 'icmpv6' if v6 else 'icmp'])
     if proto:
         m.append('-p ' + proto)
@@ -257,6 +312,8 @@ def simple(r, v6):
     # Never matches, so not for the classifier.
     if proto == 'tcp' and r.random() < .1:
         m.append('--tcp-flags NONE SYN')
+    if state:
+        m.append(state)
     return ' '.join(m) + ' -j ' + r.choice(['ACCEPT', 'DROP'])
 
 
@@ -271,7 +328,9 @@ def ruleset(r, v6):
         later = chains[chains.index(c) + 1:] if c in chains else chains
         # 16 or more in a row: bpfilter's classifier takes them.
         if r.random() < .2:
-            lines += [f'-A {c} {simple(r, v6)}'
+            st = run_style(r, v6, c)
+            lines += [f'-A {c} ' + (styled(r, v6, st) if r.random() < .8
+                                    else simple(r, v6, c))
                       for _ in range(r.randint(16, 40))]
         for _ in range(r.randint(0, 8)):
             t = r.choice(['ACCEPT', 'DROP', 'RETURN', 'jump', 'goto', '',
