@@ -120,7 +120,8 @@ def ruleset(r):
         later = chains[ci:]
         if r.random() < .3:
             for _ in range(r.randint(2, 40)):
-                lines.append(f'-A {c} {translate_diff.simple(r, V6)}')
+                rule = translate_diff.simple(r, V6, later=later)
+                lines.append(f'-A {c} {rule}')
         for _ in range(r.randint(0, 12)):
             t = r.choice(['ACCEPT', 'DROP', 'RETURN', 'jump', 'goto', ''])
             if t in ('jump', 'goto'):
@@ -131,6 +132,9 @@ def ruleset(r):
             elif t:
                 t = '-j ' + t
             lines.append(f'-A {c} {match(r)} {t}')
+        # A chain that never returns: jumps to it join classified runs.
+        if c in chains and r.random() < .3:
+            lines.append(f'-A {c} -j {r.choice(["ACCEPT", "DROP"])}')
     lines.append('COMMIT')
     return '\n'.join(lines) + '\n'
 

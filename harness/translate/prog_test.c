@@ -127,7 +127,7 @@ static int update(__u8 family, struct ipt_replace *repl,
 	unsigned int entry, how, len, i;
 	int *from, err, kept, src;
 
-	if (bf_cls_plan(ir, &cls) || !cls.nruns) {
+	if (bf_cls_plan(ir, true, &cls) || !cls.nruns) {
 		bf_cls_free(&cls);
 		return bf_load(ir, NULL, NULL, prog) ? -1 : 0;
 	}
@@ -192,7 +192,7 @@ static unsigned int classified(const struct bf_ir *ir)
 	unsigned int n = 0, i;
 	struct bf_cls cls;
 
-	if (bf_cls_plan(ir, &cls))
+	if (bf_cls_plan(ir, true, &cls))
 		return 0;
 	for (i = 0; i < cls.nruns; i++)
 		n += cls.runs[i].end - cls.runs[i].start;

@@ -31,7 +31,7 @@ static void compile(__u8 family, void *entries,
 	/* Short runs too, so that the classifier is fuzzed as well. */
 	bf_cls_min_run = 2;
 	if (!bf_ir_build(family, entries, info, &ir) &&
-	    !bf_cls_plan(&ir, &cls)) {
+	    !bf_cls_plan(&ir, true, &cls)) {
 		if (!bf_codegen(&ir, &btf, 3, NULL, &cls, 4, &code))
 			free(code.insns);
 		bf_cls_free(&cls);

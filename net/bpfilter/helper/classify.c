@@ -2,23 +2,26 @@
 /*
  * The classifier: long runs of simple rules (addresses under masks, a
  * protocol, ports, interfaces, the connection's state, ACCEPT or DROP)
- * become lookups in a hash map instead
- * of code per rule, as in tuple space search. The rules of a run fall in
- * a few shapes (which masks, which fields); a packet's key under each
- * shape is looked up, and the lowest entry found is the first rule that
- * matches. Per packet, the cost is that of the shapes, whatever the
- * number of rules.
+ * become lookups in a hash map instead of code per rule, as in tuple
+ * space search. The rules of a run fall in a few shapes (which masks,
+ * which fields); a packet's key under each shape is looked up, and the
+ * lowest entry found is the first rule that matches. Per packet, the
+ * cost is that of the shapes, whatever the number of rules.
  *
  * Rules with ports drop a packet whose transport header they cannot read
  * (ip_tables' hotdrop), as do IPv6 rules with -p when ipv6_find_hdr()
- * fails. Projections of those rules onto their address part find the
- * first one that would do so; the program drops the packet if it comes
- * before the first match.
+ * fails. Projections of those rules onto their address part (and a state
+ * match before the ports) find the first one that would do so; the
+ * program drops the packet if it comes before the first match.
  *
  * A packet has one state bit of those state_mt() tests, so a rule with
  * a state match has a key per state it takes and still no two keys a
- * packet matches. Jumps end a run: after a RETURN, the rules after the
- * jump would need a second lookup, of entries a key's first one hides.
+ * packet matches.
+ *
+ * Gotos may be in a run, and jumps to chains that never return: no
+ * RETURN comes back into the run, whose rules after the jump would need
+ * the entries that the jump's keys hide in the map. The code picks the
+ * chain by the number of the jump in the run.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -96,7 +99,8 @@ static bool simple_ip(const struct bf_ir *ir, const struct bf_rule *r,
 	if (ir->family == NFPROTO_IPV6) {
 		const struct ip6t_ip6 *ip = &r->ip6;
 
-		if (ip->invflags || (ip->flags & ~IP6T_F_PROTO))
+		/* IP6T_F_GOTO is the target's business. */
+		if (ip->invflags || (ip->flags & ~(IP6T_F_PROTO | IP6T_F_GOTO)))
 			return false;
 		s->in = ip->iniface;
 		s->inmsk = ip->iniface_mask;
@@ -111,7 +115,7 @@ static bool simple_ip(const struct bf_ir *ir, const struct bf_rule *r,
 		s->proto = s->proto6 ? ip->proto : 0;
 		return true;
 	}
-	if (r->ip.invflags || r->ip.flags)
+	if (r->ip.invflags || (r->ip.flags & ~IPT_F_GOTO))
 		return false;
 	s->in = r->ip.iniface;
 	s->inmsk = r->ip.iniface_mask;
@@ -148,7 +152,7 @@ static void simple_ct(const struct bf_ctstate *st, struct simple *s)
 	for (i = 0; i < CT_STATES; i++) {
 		mask = ct_bits[i] == XT_STATE_UNTRACKED ? st->untracked :
 							  ct_bits[i];
-		if (!(st->mask & mask) == st->invert)
+		if (((st->mask & mask) != 0) != st->invert)
 			s->cts[s->nct++] = ct_bits[i];
 	}
 	s->ct = s->nct < CT_STATES;
@@ -194,15 +198,21 @@ static bool simple_matches(const struct bf_rule *r, struct simple *s)
 	return true;
 }
 
-/* Whether @r is simple, and how it looks if so. */
+/*
+ * Whether @r is simple, and how it looks if so. @final: whether the chain
+ * at each entry never returns.
+ */
 static bool simple(const struct bf_ir *ir, const struct bf_rule *r,
-		   struct simple *s)
+		   const bool *final, bool jumps, struct simple *s)
 {
 	memset(s, 0, sizeof(*s));
 	if (r->action == BF_ACCEPT)
 		s->verdict = NF_ACCEPT;
 	else if (r->action == BF_DROP)
 		s->verdict = NF_DROP;
+	else if (jumps && (r->action == BF_GOTO ||
+			   (r->action == BF_JUMP && final[r->jump])))
+		s->verdict = BF_CLS_JUMP;
 	else
 		return false;
 	if (!simple_ip(ir, r, s) || !simple_matches(r, s))
@@ -210,10 +220,9 @@ static bool simple(const struct bf_ir *ir, const struct bf_rule *r,
 	/* The validator saw to it that ports come with their protocol. */
 	if (s->l4proto && s->proto != s->l4proto)
 		return false;
-	s->unconditional = !s->proto && !s->proto6 && !s->l4proto &&
-			   !s->ct && zero(s->smsk, s->alen) &&
-			   zero(s->dmsk, s->alen) && zero(s->inmsk, IFNAMSIZ) &&
-			   zero(s->outmsk, IFNAMSIZ);
+	s->unconditional = !s->proto && !s->proto6 && !s->l4proto && !s->ct &&
+			   zero(s->smsk, s->alen) && zero(s->dmsk, s->alen) &&
+			   zero(s->inmsk, IFNAMSIZ) && zero(s->outmsk, IFNAMSIZ);
 	return true;
 }
 
@@ -282,32 +291,44 @@ static void make_key(struct bf_cls_key *k, const struct bf_cls_shape *sh,
 }
 
 /*
- * No packet matches an address with bits its mask has not. (Empty port
- * ranges give no key of the rule, but the rule still drops packets it
- * cannot read: its projections stay.)
+ * No packet matches an IPv4 address with bits its mask has not, as
+ * ip_packet_match() compares them; ipv6_masked_addr_cmp() masks both
+ * sides. (Empty port ranges give no key of the rule, but the rule still
+ * drops packets it cannot read: its projections stay.)
  */
 static bool never(const struct simple *s)
 {
 	unsigned int i;
 
+	if (s->alen != sizeof(struct in_addr))
+		return false;
 	for (i = 0; i < s->alen; i++)
 		if ((s->src[i] & ~s->smsk[i]) || (s->dst[i] & ~s->dmsk[i]))
 			return true;
 	return false;
 }
 
+/* The run being planned */
+struct plan {
+	unsigned int first;	/* its first shape */
+	unsigned int njumps;	/* its jumps and gotos */
+};
+
 /*
- * Adds rule @index, seen as @s, to the run whose shapes start at @first.
- * Returns 1, adding nothing, if the run would have too many shapes.
+ * Adds rule @index, seen as @s, to the run @p. Returns 1, adding nothing,
+ * if the run would have too many shapes or jumps.
  */
-static int add_rule(struct bf_cls *cls, const struct bf_ir *ir,
-		    unsigned int first, unsigned int index,
+static int add_rule(struct bf_cls *cls, struct plan *p, unsigned int index,
 		    const struct simple *s)
 {
 	struct bf_cls_shape want[BF_CLS_MAX_BLOCKS + 2];
 	unsigned int nwant = 0, fresh = 0, nkeys = 0, i, b, c;
+	unsigned int first = p->first;
 	struct bf_cls_entry *en;
 	int at[BF_CLS_MAX_BLOCKS + 2], err = 0;
+
+	if (s->verdict == BF_CLS_JUMP && p->njumps == BF_CLS_MAX_JUMPS)
+		return 1;
 
 	for (b = 0; b < s->nsrc * s->ndst; b++)
 		make_shape(&want[nwant++], s, BF_CLS_RULE, b);
@@ -343,7 +364,7 @@ static int add_rule(struct bf_cls *cls, const struct bf_ir *ir,
 		}
 	}
 	if (never(s))
-		return 0;
+		goto out;
 	for (i = 0; i < nwant; i++) {
 		const struct bf_cls_shape *sh = &cls->shapes[at[i]];
 
@@ -356,10 +377,14 @@ static int add_rule(struct bf_cls *cls, const struct bf_ir *ir,
 			else
 				make_key(&en->key, sh, s, 0, 0, s->cts[c]);
 			en->value.index = index;
-			en->value.verdict = sh->kind == BF_CLS_RULE ?
-					    s->verdict : 0;
+			en->value.verdict = sh->kind != BF_CLS_RULE ? 0 :
+					    s->verdict != BF_CLS_JUMP ?
+					    s->verdict :
+					    BF_CLS_JUMP + p->njumps;
 		}
 	}
+out:
+	p->njumps += s->verdict == BF_CLS_JUMP;
 	return 0;
 }
 
@@ -389,12 +414,75 @@ static void dedupe(struct bf_cls *cls)
 	cls->nentries = n;
 }
 
+/* A rule that matches every packet */
+static bool always(const struct bf_ir *ir, const struct bf_rule *r)
+{
+	struct simple s = {};
+
+	return !r->nmatches && simple_ip(ir, r, &s) && !s.proto &&
+	       !s.proto6 && zero(s.smsk, s.alen) && zero(s.dmsk, s.alen) &&
+	       zero(s.inmsk, IFNAMSIZ) && zero(s.outmsk, IFNAMSIZ);
+}
+
+/*
+ * Whether the chain from @entry on never returns: a verdict for every
+ * packet before any RETURN (its policy is one), a goto only to such a
+ * chain. Jumps come back to it. @final and @known hold what is found.
+ */
+static bool never_returns(const struct bf_ir *ir, unsigned int entry,
+			  bool *final, bool *known)
+{
+	unsigned int i;
+	bool ret = false;
+
+	if (known[entry])
+		return final[entry];
+	/* The validator refused loops: gotos end. */
+	for (i = entry; i < ir->nrules; i++) {
+		const struct bf_rule *r = &ir->rules[i];
+
+		if (r->action == BF_RETURN)
+			break;
+		if (r->action == BF_GOTO &&
+		    !never_returns(ir, r->jump, final, known))
+			break;
+		if (always(ir, r) && r->action != BF_JUMP &&
+		    r->action != BF_LOG) {
+			ret = true;
+			break;
+		}
+	}
+	known[entry] = true;
+	final[entry] = ret;
+	return ret;
+}
+
+/* For each entry, whether the chain from there on never returns */
+static bool *finals(const struct bf_ir *ir)
+{
+	bool *final = calloc(ir->nrules, sizeof(*final));
+	bool *known = calloc(ir->nrules, sizeof(*known));
+	unsigned int i;
+
+	if (!final || !known) {
+		free(final);
+		free(known);
+		return NULL;
+	}
+	for (i = 0; i < ir->nrules; i++)
+		if (ir->rules[i].action == BF_JUMP)
+			never_returns(ir, ir->rules[i].jump, final, known);
+	free(known);
+	return final;
+}
+
 /*
  * Entries a state of the walk may start at: a run must start there or
  * not contain it. Hook entries, targets of jumps and gotos, and policies
- * (a RETURN from a built-in chain goes to its policy).
+ * (a RETURN from a built-in chain goes to its policy); after a jump to a
+ * chain that may return, the next entry.
  */
-static bool *heads(const struct bf_ir *ir)
+static bool *heads(const struct bf_ir *ir, const bool *final)
 {
 	bool *head = calloc(ir->nrules + 1, sizeof(*head));
 	unsigned int h, i;
@@ -412,7 +500,7 @@ static bool *heads(const struct bf_ir *ir)
 
 		if (r->action == BF_JUMP || r->action == BF_GOTO)
 			head[r->jump] = true;
-		if (r->action == BF_JUMP)
+		if (r->action == BF_JUMP && !final[r->jump])
 			head[i + 1] = true;
 	}
 	return head;
@@ -447,10 +535,10 @@ static void sort_shapes(struct bf_cls *cls, unsigned int first,
 }
 
 static int add_run(struct bf_cls *cls, unsigned int start, unsigned int end,
-		   unsigned int first)
+		   const struct plan *p)
 {
+	unsigned int first = p->first, i;
 	struct bf_cls_run *run;
-	unsigned int i;
 	int err = 0;
 
 	if (!bf_grow(&err, (void **)&cls->runs, &cls->caps[0], cls->nruns + 1,
@@ -462,6 +550,7 @@ static int add_run(struct bf_cls *cls, unsigned int start, unsigned int end,
 	run->shape = first;
 	run->nshapes = cls->nshapes - first;
 	run->hotdrop = false;
+	run->njumps = p->njumps;
 	run->emitted = 0;
 	for (i = first; i < cls->nshapes; i++)
 		run->hotdrop |= cls->shapes[i].kind != BF_CLS_RULE;
@@ -472,22 +561,26 @@ static int add_run(struct bf_cls *cls, unsigned int start, unsigned int end,
 /**
  * bf_cls_plan - the runs of a table to classify, and the map's entries
  * @ir: the table
+ * @jumps: runs may have gotos, and jumps to chains that never return
  * @cls: filled in, to be freed with bf_cls_free()
  *
  * Return: 0 or -ENOMEM.
  */
-int bf_cls_plan(const struct bf_ir *ir, struct bf_cls *cls)
+int bf_cls_plan(const struct bf_ir *ir, bool jumps, struct bf_cls *cls)
 {
-	unsigned int i = 0, start, first, nentries;
+	unsigned int i = 0, start, nentries;
 	unsigned int min = bf_cls_min_run ? bf_cls_min_run : 1;
+	bool *head = NULL, *final;
 	struct simple s;
-	bool *head;
+	struct plan p;
 	int err = 0;
 
 	memset(cls, 0, sizeof(*cls));
 	if (ir->nrules < min)
 		return 0;
-	head = heads(ir);
+	final = finals(ir);
+	if (final)
+		head = heads(ir, final);
 	cls->run_at = calloc(ir->nrules, sizeof(*cls->run_at));
 	if (!head || !cls->run_at) {
 		err = -ENOMEM;
@@ -495,11 +588,12 @@ int bf_cls_plan(const struct bf_ir *ir, struct bf_cls *cls)
 	}
 	while (i < ir->nrules) {
 		start = i;
-		first = cls->nshapes;
+		memset(&p, 0, sizeof(p));
+		p.first = cls->nshapes;
 		nentries = cls->nentries;
 		while (i < ir->nrules && (i == start || !head[i]) &&
-		       simple(ir, &ir->rules[i], &s)) {
-			err = add_rule(cls, ir, first, i, &s);
+		       simple(ir, &ir->rules[i], final, jumps, &s)) {
+			err = add_rule(cls, &p, i, &s);
 			if (err < 0)
 				goto out;
 			if (err)
@@ -511,12 +605,12 @@ int bf_cls_plan(const struct bf_ir *ir, struct bf_cls *cls)
 		}
 		err = 0;
 		if (i - start >= min) {
-			sort_shapes(cls, first, nentries);
-			err = add_run(cls, start, i, first);
+			sort_shapes(cls, p.first, nentries);
+			err = add_run(cls, start, i, &p);
 			if (err)
 				goto out;
 		} else {
-			cls->nshapes = first;
+			cls->nshapes = p.first;
 			cls->nentries = nentries;
 			if (i == start)
 				i++;
@@ -525,6 +619,7 @@ int bf_cls_plan(const struct bf_ir *ir, struct bf_cls *cls)
 	dedupe(cls);
 out:
 	free(head);
+	free(final);
 	if (err)
 		bf_cls_free(cls);
 	return err;

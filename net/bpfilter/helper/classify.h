@@ -13,6 +13,10 @@
 #define BF_CLS_MAX_SHAPES	32
 /* The most keys a rule's port ranges may expand to. */
 #define BF_CLS_MAX_BLOCKS	32
+/* The most jumps and gotos in a run: the code picks among them. */
+#define BF_CLS_MAX_JUMPS	64
+/* struct bf_cls_value.verdict of a run's first jump or goto; + 1: next */
+#define BF_CLS_JUMP		0x100
 
 extern unsigned int bf_cls_min_run;
 
@@ -30,8 +34,8 @@ extern unsigned int bf_cls_min_run;
  * @src: the source address under the shape's mask (IPv4: 4 bytes)
  * @dst: the destination address under the shape's mask
  *
- * The names come first: 8-byte words of the stack, as the verifier
- * wants them.
+ * The names start 8 bytes in: 8-byte words of the stack, as the
+ * verifier wants them.
  */
 struct bf_cls_key {
 	__u32 shape;
@@ -50,7 +54,8 @@ struct bf_cls_key {
  * struct bf_cls_value - what a key finds
  * @index: the first entry of the run with that key; in the map, the index
  *	of its counter, which grows with the entry within a run
- * @verdict: NF_ACCEPT or NF_DROP; 0 for a projection
+ * @verdict: NF_ACCEPT, NF_DROP, or BF_CLS_JUMP + the number of the
+ *	jump or goto in the run; 0 for a projection
  */
 struct bf_cls_value {
 	__u32 index;
@@ -60,9 +65,10 @@ struct bf_cls_value {
 /**
  * enum bf_cls_kind - what a shape's keys stand for
  * @BF_CLS_RULE: the rules themselves
- * @BF_CLS_L4: the address part of rules with ports, for a packet whose
- *	transport header they cannot read: the first such rule whose
- *	address part matches drops it (hotdrop)
+ * @BF_CLS_L4: the address part of rules with ports (with a state match
+ *	before the ports, the state too), for a packet whose transport
+ *	header they cannot read: the first such rule whose part matches
+ *	drops it (hotdrop)
  * @BF_CLS_ADDR: IPv6: the addresses of rules with -p, for a packet
  *	whose protocol header ipv6_find_hdr() cannot find (hotdrop)
  */
@@ -80,6 +86,7 @@ enum bf_cls_kind {
  * @any_proto: the rules take any protocol: 0 in the key
  * @proto6: IPv6 rules with -p (IP6T_F_PROTO): a protocol header needed
  * @ct: the rules test the connection's state: in the key
+ * @pad: zero, compared as the rest
  * @spmask: mask of the source port, network order
  * @dpmask: mask of the destination port, network order
  * @smsk: mask of the source address
@@ -94,6 +101,7 @@ struct bf_cls_shape {
 	bool any_proto;
 	bool proto6;
 	bool ct;
+	__u8 pad[3];
 	__be16 spmask;
 	__be16 dpmask;
 	__u8 smsk[16];
@@ -110,6 +118,7 @@ struct bf_cls_shape {
  * @shape: the first of its shapes in struct bf_cls.shapes
  * @nshapes: their number
  * @hotdrop: it has shapes of kind BF_CLS_L4 or BF_CLS_ADDR
+ * @njumps: its jumps and gotos
  * @emitted: the times the code generator emitted its code; once, no
  *	packet runs it twice
  */
@@ -117,6 +126,7 @@ struct bf_cls_run {
 	unsigned int start, end;
 	unsigned int shape, nshapes;
 	bool hotdrop;
+	unsigned int njumps;
 	unsigned int emitted;
 };
 
@@ -152,7 +162,7 @@ struct bf_cls {
 	unsigned int caps[3];
 };
 
-int bf_cls_plan(const struct bf_ir *ir, struct bf_cls *cls);
+int bf_cls_plan(const struct bf_ir *ir, bool jumps, struct bf_cls *cls);
 void bf_cls_free(struct bf_cls *cls);
 
 #endif /* _BPFILTER_CLASSIFY_H */

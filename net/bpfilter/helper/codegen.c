@@ -184,16 +184,55 @@ static void emit_count(struct gen *g)
 				 offsetof(struct xt_counters, bcnt)));
 }
 
+/* The index of @entry's counter */
+static __u32 slot_of(const struct gen *g, unsigned int entry)
+{
+	return g->slot ? g->slot[entry] : entry;
+}
+
 static void emit_counter(struct gen *g, unsigned int entry)
 {
-	__u32 slot = g->slot ? g->slot[entry] : entry;
-
-	bf_emit(&g->e, BPF_ST_MEM(BPF_W, FP, S_KEY, slot));
+	bf_emit(&g->e, BPF_ST_MEM(BPF_W, FP, S_KEY, slot_of(g, entry)));
 	emit_count(g);
 }
 
-/* A classified run, its first entry in the state @key; the miss path next. */
-static void emit_run(struct gen *g, struct bf_cls_run *run)
+static void emit_action(struct gen *g, const struct bf_rule *r,
+			const unsigned int *key);
+
+/* The jump or goto of @run whose verdict is in R1, in the state @key. */
+static void emit_jumps(struct gen *g, const struct bf_cls_run *run,
+		       const unsigned int *key, unsigned int keylen)
+{
+	unsigned int *k, i, n = 0;
+	struct bf_emit *e = &g->e;
+	int next;
+
+	k = malloc(keylen * sizeof(*k));
+	if (!k) {
+		e->err = e->err ?: -ENOMEM;
+		return;
+	}
+	memcpy(k, key, keylen * sizeof(*k));
+	for (i = run->start; i < run->end; i++) {
+		const struct bf_rule *r = &g->ir->rules[i];
+
+		if (r->action != BF_JUMP && r->action != BF_GOTO)
+			continue;
+		next = bf_new_label(e);
+		bf_jmp(e, BPF_JMP_IMM(BPF_JNE, R1, BF_CLS_JUMP + n++, 0),
+		       next);
+		k[KEY_ENTRY] = i;
+		emit_action(g, r, k);
+		bf_bind(e, next);
+	}
+	free(k);
+	/* No other entry of the map has BF_CLS_JUMP. */
+	bf_verdict(e, NF_DROP);
+}
+
+/* A classified run in the state @key of @keylen; the miss path next. */
+static void emit_run(struct gen *g, struct bf_cls_run *run,
+		     const unsigned int *key, unsigned int keylen)
 {
 	struct bf_emit *e = &g->e;
 	int miss = bf_new_label(e);
@@ -207,7 +246,13 @@ static void emit_run(struct gen *g, struct bf_cls_run *run)
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_VERD));
 	bf_emit(e, BPF_JMP_IMM(BPF_JNE, R1, NF_DROP, 2));
 	bf_verdict(e, NF_DROP);
-	bf_verdict(e, NF_ACCEPT);
+	if (run->njumps) {
+		bf_emit(e, BPF_JMP_IMM(BPF_JNE, R1, NF_ACCEPT, 2));
+		bf_verdict(e, NF_ACCEPT);
+		emit_jumps(g, run, key, keylen);
+	} else {
+		bf_verdict(e, NF_ACCEPT);
+	}
 	bf_bind(e, miss);
 }
 
@@ -312,6 +357,7 @@ static void emit_states(struct gen *g, unsigned int index)
 	while (!e->err && !g->states[index].emitted) {
 		/* The key stays put when states grows; the state may not. */
 		unsigned int *key = g->states[index].key;
+		unsigned int keylen = g->states[index].keylen;
 		unsigned int entry = key[KEY_ENTRY], fixups, after, run;
 		const struct bf_rule *r;
 		int fail, next;
@@ -327,7 +373,7 @@ static void emit_states(struct gen *g, unsigned int index)
 		after = entry + 1;
 		r = &g->ir->rules[entry];
 		if (run) {
-			emit_run(g, &g->cls->runs[run - 1]);
+			emit_run(g, &g->cls->runs[run - 1], key, keylen);
 			after = g->cls->runs[run - 1].end;
 		} else if (!bf_rule_never(g->ir->family, r)) {
 			fail = bf_new_label(e);

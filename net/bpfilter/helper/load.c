@@ -329,6 +329,16 @@ void bf_prog_init(struct bf_prog *prog)
 	prog->cls_fd = -1;
 }
 
+static bool has_jumps(const struct bf_cls *cls)
+{
+	unsigned int i;
+
+	for (i = 0; i < cls->nruns; i++)
+		if (cls->runs[i].njumps)
+			return true;
+	return false;
+}
+
 /**
  * bf_load - compiles and loads the program of a table
  * @ir: the table
@@ -353,7 +363,7 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
 	bf_prog_init(prog);
 	if (!btf)
 		return BF_FALLBACK;
-	err = bf_cls_plan(ir, &cls);
+	err = bf_cls_plan(ir, true, &cls);
 	if (err)
 		return err;
 	err = 1;
@@ -365,6 +375,18 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
 	}
 	if (err > 0)
 		err = load_new(ir, &cls, btf, prog);
+	/*
+	 * Chains jumped to from runs are verified on paths out of the
+	 * runs' lookups, which may take the verifier past its limits where
+	 * code per jump would not: then once more without.
+	 */
+	if (err == BF_FALLBACK && has_jumps(&cls)) {
+		fprintf(stderr, "again, jumps out of the classified runs\n");
+		bf_cls_free(&cls);
+		bf_unload(prog);
+		err = bf_cls_plan(ir, false, &cls) ?:
+		      load_new(ir, &cls, btf, prog);
+	}
 	bf_cls_free(&cls);
 	if (err)
 		bf_unload(prog);

@@ -9,8 +9,8 @@ random packets go from namespace a to both, to be delivered (INPUT) or
 forwarded (FORWARD); their answers, if any, go through OUTPUT. Then every
 counter of the two tables must be equal, as iptables-save -c prints them.
 Some chains begin with 16 to 40 simple rules, most of a few shapes
-(addresses, ports, interfaces, states), which bpfilter's classifier
-serves with hash lookups rather than code.
+(addresses, ports, interfaces, states; jumps and gotos among verdicts),
+which bpfilter's classifier serves with hash lookups rather than code.
 
 Usage: translate_diff.py [TABLES [SEED [PACKETS]]], for each family.
 """
@@ -260,7 +260,21 @@ def run_style(r, v6, chain):
     }
 
 
-def styled(r, v6, st):
+def run_target(r, later, final=()):
+    """A verdict, or at times a goto to a chain of LATER or a jump to
+    one, mostly to one of FINAL, chains that never return: a jump to
+    another chain ends a classified run."""
+    x = r.random()
+    if later and x < .06:
+        return '-g ' + r.choice(later)
+    if later and x < .08:
+        return '-j ' + r.choice(later)
+    if final and x < .14:
+        return '-j ' + r.choice(final)
+    return '-j ' + r.choice(['ACCEPT', 'DROP'])
+
+
+def styled(r, v6, st, later=(), final=()):
     """A rule of a run of style ST (run_style())."""
     m = []
     for opt, side, pool in (('-s', 'src', SRC6 if v6 else SRC4),
@@ -280,12 +294,12 @@ def styled(r, v6, st):
                 m.append(f'--{opt} {r.choice(PORTS)}')
     if st['state'] and not st['state_first']:
         m.append(states(r))
-    return ' '.join(m) + ' -j ' + r.choice(['ACCEPT', 'DROP'])
+    return ' '.join(m) + ' ' + run_target(r, later, final)
 
 
-def simple(r, v6, chain=None):
+def simple(r, v6, chain=None, later=()):
     """A rule for bpfilter's classifier: addresses, protocol, ports, and
-    in CHAIN interfaces and states."""
+    in CHAIN interfaces and states; jumps to chains of LATER."""
     m = []
     if r.random() < .7:
         m.append('-s ' + addr(r, v6, SRC6 if v6 else SRC4))
@@ -314,11 +328,14 @@ def simple(r, v6, chain=None):
         m.append('--tcp-flags NONE SYN')
     if state:
         m.append(state)
-    return ' '.join(m) + ' -j ' + r.choice(['ACCEPT', 'DROP'])
+    return ' '.join(m) + ' ' + run_target(r, later)
 
 
 def ruleset(r, v6):
     chains = [f'c{i}' for i in range(r.randint(0, 3))]
+    # Chains that never return: a verdict for every packet at their end,
+    # no RETURN before it, gotos only to such chains.
+    finals = [c for c in chains if r.random() < .5]
     lines = ['*filter']
     for c in ['INPUT', 'FORWARD', 'OUTPUT']:
         lines.append(f':{c} {r.choice(["ACCEPT", "DROP"])} [0:0]')
@@ -326,16 +343,21 @@ def ruleset(r, v6):
         lines.append(f':{c} - [0:0]')
     for c in ['INPUT', 'FORWARD', 'OUTPUT'] + chains:
         later = chains[chains.index(c) + 1:] if c in chains else chains
+        final = [x for x in later if x in finals]
         # 16 or more in a row: bpfilter's classifier takes them.
         if r.random() < .2:
             st = run_style(r, v6, c)
-            lines += [f'-A {c} ' + (styled(r, v6, st) if r.random() < .8
-                                    else simple(r, v6, c))
+            gotos = final if c in finals else later
+            lines += [f'-A {c} ' + (styled(r, v6, st, gotos, final)
+                                    if r.random() < .8
+                                    else simple(r, v6, c, gotos))
                       for _ in range(r.randint(16, 40))]
         for _ in range(r.randint(0, 8)):
             t = r.choice(['ACCEPT', 'DROP', 'RETURN', 'jump', 'goto', '',
                           'REJECT', 'LOG'])
             m = match(r, v6, c)
+            if c in finals and t in ('RETURN', 'goto'):
+                t = 'DROP'
             if t in ('jump', 'goto'):
                 t = (('-g ' if t == 'goto' else '-j ') + r.choice(later)
                      if later else '-j DROP')
@@ -349,6 +371,8 @@ def ruleset(r, v6):
             elif t:
                 t = '-j ' + t
             lines.append(f'-A {c} {m} {t}')
+        if c in finals:
+            lines.append(f'-A {c} -j {r.choice(["ACCEPT", "DROP"])}')
     lines.append('COMMIT')
     return '\n'.join(lines) + '\n'
 
