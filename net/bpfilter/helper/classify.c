@@ -19,9 +19,10 @@
  * packet matches.
  *
  * Gotos may be in a run, and jumps to chains that never return: no
- * RETURN comes back into the run, whose rules after the jump would need
- * the entries that the jump's keys hide in the map. The code picks the
- * chain by the number of the jump in the run.
+ * RETURN comes back into the run. After one, the rest of the run would
+ * be code per rule again, or a second lookup, which the entries that the
+ * jump's keys hide in the map would defeat. The code picks the chain by
+ * the number of the jump in the run.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -220,9 +221,10 @@ static bool simple(const struct bf_ir *ir, const struct bf_rule *r,
 	/* The validator saw to it that ports come with their protocol. */
 	if (s->l4proto && s->proto != s->l4proto)
 		return false;
-	s->unconditional = !s->proto && !s->proto6 && !s->l4proto && !s->ct &&
-			   zero(s->smsk, s->alen) && zero(s->dmsk, s->alen) &&
-			   zero(s->inmsk, IFNAMSIZ) && zero(s->outmsk, IFNAMSIZ);
+	s->unconditional = !s->proto && !s->proto6 && !s->l4proto &&
+			   !s->ct && zero(s->smsk, s->alen) &&
+			   zero(s->dmsk, s->alen) && zero(s->inmsk, IFNAMSIZ) &&
+			   zero(s->outmsk, IFNAMSIZ);
 	return true;
 }
 
@@ -377,10 +379,12 @@ static int add_rule(struct bf_cls *cls, struct plan *p, unsigned int index,
 			else
 				make_key(&en->key, sh, s, 0, 0, s->cts[c]);
 			en->value.index = index;
-			en->value.verdict = sh->kind != BF_CLS_RULE ? 0 :
-					    s->verdict != BF_CLS_JUMP ?
-					    s->verdict :
-					    BF_CLS_JUMP + p->njumps;
+			en->value.verdict = 0;
+			if (sh->kind == BF_CLS_RULE)
+				en->value.verdict = s->verdict;
+			/* Which jump: the code picks by that */
+			if (sh->kind == BF_CLS_RULE && s->verdict == BF_CLS_JUMP)
+				en->value.verdict += p->njumps;
 		}
 	}
 out:
@@ -419,32 +423,40 @@ static bool always(const struct bf_ir *ir, const struct bf_rule *r)
 {
 	struct simple s = {};
 
-	return !r->nmatches && simple_ip(ir, r, &s) && !s.proto &&
-	       !s.proto6 && zero(s.smsk, s.alen) && zero(s.dmsk, s.alen) &&
-	       zero(s.inmsk, IFNAMSIZ) && zero(s.outmsk, IFNAMSIZ);
+	return !r->nmatches && simple_ip(ir, r, &s) && !never(&s) &&
+	       !s.proto && !s.proto6 && zero(s.smsk, s.alen) &&
+	       zero(s.dmsk, s.alen) && zero(s.inmsk, IFNAMSIZ) &&
+	       zero(s.outmsk, IFNAMSIZ);
 }
+
+/* The most gotos followed to find that a chain never returns */
+#define FINAL_DEPTH	16
 
 /*
  * Whether the chain from @entry on never returns: a verdict for every
- * packet before any RETURN (its policy is one), a goto only to such a
- * chain. Jumps come back to it. @final and @known hold what is found.
+ * packet before any RETURN (a user chain ends with one), gotos only to
+ * such chains. Jumps come back to it. @final and @known hold what is
+ * found; "may return" is the answer while a chain is walked, as no hook
+ * may reach a loop of gotos that the validator let pass.
  */
 static bool never_returns(const struct bf_ir *ir, unsigned int entry,
-			  bool *final, bool *known)
+			  unsigned int depth, bool *final, bool *known)
 {
 	unsigned int i;
 	bool ret = false;
 
 	if (known[entry])
 		return final[entry];
-	/* The validator refused loops: gotos end. */
+	if (depth > FINAL_DEPTH)
+		return false;
+	known[entry] = true;
 	for (i = entry; i < ir->nrules; i++) {
 		const struct bf_rule *r = &ir->rules[i];
 
 		if (r->action == BF_RETURN)
 			break;
 		if (r->action == BF_GOTO &&
-		    !never_returns(ir, r->jump, final, known))
+		    !never_returns(ir, r->jump, depth + 1, final, known))
 			break;
 		if (always(ir, r) && r->action != BF_JUMP &&
 		    r->action != BF_LOG) {
@@ -452,13 +464,12 @@ static bool never_returns(const struct bf_ir *ir, unsigned int entry,
 			break;
 		}
 	}
-	known[entry] = true;
 	final[entry] = ret;
 	return ret;
 }
 
 /* For each entry, whether the chain from there on never returns */
-static bool *finals(const struct bf_ir *ir)
+static bool *finals(const struct bf_ir *ir, bool jumps)
 {
 	bool *final = calloc(ir->nrules, sizeof(*final));
 	bool *known = calloc(ir->nrules, sizeof(*known));
@@ -469,9 +480,9 @@ static bool *finals(const struct bf_ir *ir)
 		free(known);
 		return NULL;
 	}
-	for (i = 0; i < ir->nrules; i++)
+	for (i = 0; jumps && i < ir->nrules; i++)
 		if (ir->rules[i].action == BF_JUMP)
-			never_returns(ir, ir->rules[i].jump, final, known);
+			never_returns(ir, ir->rules[i].jump, 0, final, known);
 	free(known);
 	return final;
 }
@@ -578,7 +589,7 @@ int bf_cls_plan(const struct bf_ir *ir, bool jumps, struct bf_cls *cls)
 	memset(cls, 0, sizeof(*cls));
 	if (ir->nrules < min)
 		return 0;
-	final = finals(ir);
+	final = finals(ir, jumps);
 	if (final)
 		head = heads(ir, final);
 	cls->run_at = calloc(ir->nrules, sizeof(*cls->run_at));

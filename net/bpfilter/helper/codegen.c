@@ -219,8 +219,8 @@ static void emit_jumps(struct gen *g, const struct bf_cls_run *run,
 		if (r->action != BF_JUMP && r->action != BF_GOTO)
 			continue;
 		next = bf_new_label(e);
-		bf_jmp(e, BPF_JMP_IMM(BPF_JNE, R1, BF_CLS_JUMP + n++, 0),
-		       next);
+		bf_jmp(e, BPF_JMP_IMM(BPF_JNE, R1, BF_CLS_JUMP + n, 0), next);
+		n++;
 		k[KEY_ENTRY] = i;
 		emit_action(g, r, k);
 		bf_bind(e, next);
@@ -242,7 +242,7 @@ static void emit_run(struct gen *g, struct bf_cls_run *run,
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_BEST));
 	bf_emit(e, BPF_STX_MEM(BPF_W, FP, R1, S_KEY));
 	emit_count(g);
-	/* A verdict the verifier knows is NF_DROP or NF_ACCEPT. */
+	/* A verdict the verifier knows is NF_DROP or NF_ACCEPT, or a jump */
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_VERD));
 	bf_emit(e, BPF_JMP_IMM(BPF_JNE, R1, NF_DROP, 2));
 	bf_verdict(e, NF_DROP);

@@ -158,7 +158,7 @@ static void print_log(const char *log, unsigned int insns, int err)
 		if (*--p == '\n' && p + 1 < end)
 			lines++;
 	fprintf(stderr, "program of %u instructions %s (%d): %s\n", insns,
-		err ? "refused, ip_tables serves the table" : "loaded", err,
+		err ? "refused" : "loaded", err,
 		p);
 }
 
@@ -308,7 +308,7 @@ static int load_new(const struct bf_ir *ir, struct bf_cls *cls,
 	err = bf_codegen(ir, btf, prog->map_fd, prog->slot, cls, prog->cls_fd,
 			 &prog->code);
 	if (err == -E2BIG) {
-		fprintf(stderr, "table over %u BPF instructions: ip_tables serves it\n",
+		fprintf(stderr, "table over %u BPF instructions\n",
 			BF_MAX_INSNS);
 		return BF_FALLBACK;
 	}
@@ -357,13 +357,14 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
 	    struct bf_prog *prog)
 {
 	const struct bf_btf *btf = kernel_btf();
+	bool jumps = !old || !old->no_jumps;
 	struct bf_cls cls;
 	int err;
 
 	bf_prog_init(prog);
 	if (!btf)
 		return BF_FALLBACK;
-	err = bf_cls_plan(ir, true, &cls);
+	err = bf_cls_plan(ir, jumps, &cls);
 	if (err)
 		return err;
 	err = 1;
@@ -378,18 +379,24 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
 	/*
 	 * Chains jumped to from runs are verified on paths out of the
 	 * runs' lookups, which may take the verifier past its limits where
-	 * code per jump would not: then once more without.
+	 * code per jump would not: then once more without, and so on for
+	 * the changes of the table.
 	 */
 	if (err == BF_FALLBACK && has_jumps(&cls)) {
 		fprintf(stderr, "again, jumps out of the classified runs\n");
 		bf_cls_free(&cls);
 		bf_unload(prog);
-		err = bf_cls_plan(ir, false, &cls) ?:
+		jumps = false;
+		err = bf_cls_plan(ir, jumps, &cls) ?:
 		      load_new(ir, &cls, btf, prog);
 	}
 	bf_cls_free(&cls);
+	if (err == BF_FALLBACK)
+		fprintf(stderr, "ip_tables serves the table\n");
 	if (err)
 		bf_unload(prog);
+	else
+		prog->no_jumps = !jumps;
 	return err;
 }
 

@@ -29,6 +29,7 @@
  * @keys_cap: the size of @cls_fd
  * @ops: the changes of @cls_fd a kept program needs, for the kernel
  * @nops: their number
+ * @no_jumps: its runs have no jumps: the verifier refused them
  */
 struct bf_prog {
 	int prog_fd;
@@ -44,6 +45,7 @@ struct bf_prog {
 	unsigned int nkeys, keys_cap;
 	struct bf_map_op *ops;
 	unsigned int nops;
+	bool no_jumps;
 };
 
 /**

@@ -513,6 +513,34 @@ COMMIT"
 	fi
 }
 
+# A loop of gotos that no hook reaches passes ip_tables' check, which
+# walks from the hooks; with 16 entries or more bpfilter looks for runs
+# of simple rules, and which chains never return, in all of them.
+test_goto_loop()
+{
+	local pids want
+
+	want="*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:A - [0:0]
+:B - [0:0]
+:C - [0:0]
+$(for i in $(seq 1 16); do echo "-A OUTPUT -s $pfx$i/$len"; done)
+-A A -g B
+-A B -g A
+-A C -j A
+COMMIT"
+	pids=$(helper_pids)
+	echo "$want" | ip netns exec "$ns" "$IPT-restore"
+	check_save "a loop of gotos that no hook reaches" "$want"
+	check_owned "$IPT: bpfilter serves it" "$ns" "$proto" 29
+	check "$IPT: the helper lives on" test "$pids" = "$(helper_pids)"
+	ipt -F
+	ipt -X
+}
+
 # not_listed NS REGEX: no line of /proc/net/bpfilter in NS matches.
 not_listed()
 {
@@ -528,6 +556,7 @@ for f in 4 6; do
 	test_mac_addrtype
 	test_unserved
 	test_nat
+	test_goto_loop
 done
 
 exit $ret
