@@ -219,7 +219,7 @@ def main():
     s = socket.socket(socket.AF_INET6 if V6 else socket.AF_INET,
                       socket.SOCK_RAW, socket.IPPROTO_RAW)
     restore = 'ip6tables-legacy-restore' if V6 else 'iptables-legacy-restore'
-    failed = kept = changed = 0
+    failed = kept = changed = served = 0
     for i in range(seed, seed + iters):
         r = random.Random(i)
         rules = ruleset(r)
@@ -245,13 +245,21 @@ def main():
             env=env)
         kept += res.stdout.startswith(b'kept:')
         changed += res.stdout.startswith((b'kept:', b'new:'))
+        # Past the verifier's limits: ip_tables serves the table.
+        if res.returncode == 3:
+            served += 1
+            continue
         if res.returncode:
             failed += 1
             print(f'seed {i}: FAIL\n{rules}{res.stdout.decode()}'
                   f'{res.stderr.decode()}')
     print(f'{iters} tables x {npkts} packets: {failed} failed; '
           f'{changed} compiled as a change of one rule, {kept} of them '
-          f'keeping the program')
+          f'keeping the program; {served} served by ip_tables')
+    # Rare, or the translator lost ground.
+    if served > iters // 100:
+        print('too many tables past the verifier\'s limits')
+        failed += 1
     # The test of programs kept must have some.
     if iters >= 50 and not kept:
         print('no program was kept')
