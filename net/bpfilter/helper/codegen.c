@@ -184,15 +184,11 @@ static void emit_count(struct gen *g)
 				 offsetof(struct xt_counters, bcnt)));
 }
 
-/* The index of @entry's counter */
-static __u32 slot_of(const struct gen *g, unsigned int entry)
-{
-	return g->slot ? g->slot[entry] : entry;
-}
-
 static void emit_counter(struct gen *g, unsigned int entry)
 {
-	bf_emit(&g->e, BPF_ST_MEM(BPF_W, FP, S_KEY, slot_of(g, entry)));
+	__u32 slot = g->slot ? g->slot[entry] : entry;
+
+	bf_emit(&g->e, BPF_ST_MEM(BPF_W, FP, S_KEY, slot));
 	emit_count(g);
 }
 
