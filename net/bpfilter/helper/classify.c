@@ -199,6 +199,14 @@ static bool simple_matches(const struct bf_rule *r, struct simple *s)
 	return true;
 }
 
+/* Whether the rule @s tests nothing: it matches every packet */
+static bool matches_all(const struct simple *s)
+{
+	return !s->proto && !s->proto6 && !s->l4proto && !s->ct &&
+	       zero(s->smsk, s->alen) && zero(s->dmsk, s->alen) &&
+	       zero(s->inmsk, IFNAMSIZ) && zero(s->outmsk, IFNAMSIZ);
+}
+
 /*
  * Whether @r is simple, and how it looks if so. @final: whether the chain
  * at each entry never returns.
@@ -221,10 +229,7 @@ static bool simple(const struct bf_ir *ir, const struct bf_rule *r,
 	/* The validator saw to it that ports come with their protocol. */
 	if (s->l4proto && s->proto != s->l4proto)
 		return false;
-	s->unconditional = !s->proto && !s->proto6 && !s->l4proto &&
-			   !s->ct && zero(s->smsk, s->alen) &&
-			   zero(s->dmsk, s->alen) && zero(s->inmsk, IFNAMSIZ) &&
-			   zero(s->outmsk, IFNAMSIZ);
+	s->unconditional = matches_all(s);
 	return true;
 }
 
@@ -380,11 +385,10 @@ static int add_rule(struct bf_cls *cls, struct plan *p, unsigned int index,
 				make_key(&en->key, sh, s, 0, 0, s->cts[c]);
 			en->value.index = index;
 			en->value.verdict = 0;
-			if (sh->kind == BF_CLS_RULE)
-				en->value.verdict = s->verdict;
 			/* Which jump: the code picks by that */
-			if (sh->kind == BF_CLS_RULE && s->verdict == BF_CLS_JUMP)
-				en->value.verdict += p->njumps;
+			if (sh->kind == BF_CLS_RULE)
+				en->value.verdict = s->verdict +
+					(s->verdict == BF_CLS_JUMP ? p->njumps : 0);
 		}
 	}
 out:
@@ -424,9 +428,7 @@ static bool always(const struct bf_ir *ir, const struct bf_rule *r)
 	struct simple s = {};
 
 	return !r->nmatches && simple_ip(ir, r, &s) && !never(&s) &&
-	       !s.proto && !s.proto6 && zero(s.smsk, s.alen) &&
-	       zero(s.dmsk, s.alen) && zero(s.inmsk, IFNAMSIZ) &&
-	       zero(s.outmsk, IFNAMSIZ);
+	       matches_all(&s);
 }
 
 /* The most gotos followed to find that a chain never returns */
