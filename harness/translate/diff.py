@@ -205,10 +205,14 @@ def packet(r):
     if r.random() < .1:
         frag = r.choice([0x2000, 1, 2, 0x2001])
     body = l4(r, proto)
-    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(body),
+    # Options: the transport header is not where a slice of both headers
+    # has it.
+    opts = r.choice([b''] * 9 + [b'\1\1\1\0', b'\1' * 7 + b'\0'])
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45 + len(opts) // 4, 0,
+                     20 + len(opts) + len(body),
                      r.randint(1, 65535), frag, 64, proto, 0,
                      socket.inet_aton(src), socket.inet_aton(dst))
-    return ip + body
+    return ip + opts + body
 
 
 def main():

@@ -14,6 +14,7 @@
  * struct bf_btf - what the generated code needs to know of the kernel,
  *	read from its BTF
  * @dynptr_from_skb: BTF id of the kfunc bpf_dynptr_from_skb()
+ * @dynptr_slice: BTF id of the kfunc bpf_dynptr_slice()
  * @ctx_state: offsetof(struct bpf_nf_ctx, state)
  * @ctx_skb: offsetof(struct bpf_nf_ctx, skb)
  * @state_hook: offsetof(struct nf_hook_state, hook)
@@ -30,6 +31,7 @@
  */
 struct bf_btf {
 	__s32 dynptr_from_skb;
+	__s32 dynptr_slice;
 	__u32 ctx_state;
 	__u32 ctx_skb;
 	__u32 state_hook;

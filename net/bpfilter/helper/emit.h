@@ -38,7 +38,7 @@
 #define S_INFO		(-232)	/* LOG's or a kernel match's data (32 bytes) */
 #define S_L3		(-176)	/* the IP header (64 bytes) */
 #define S_L4		(-200)	/* the transport header (24 bytes) */
-#define S_OPT		(-304)	/* tcp options, zero after them */
+#define S_OPT		(-304)	/* tcp options, zero after them; first, a slice */
 #define S_OPT_SIZE	72	/* 64 bytes and what is read after them */
 #define S_OPTLEN	(-312)	/* their length; < 0: a --tcp-option drops */
 #define S_OPTS		(-344)	/* the kinds of option found, 256 bits */

@@ -121,7 +121,10 @@ static int read_btf(struct bf_btf *k)
 	read_module_btf(btf, k);
 	k->dynptr_from_skb = btf__find_by_name_kind(btf, "bpf_dynptr_from_skb",
 						    BTF_KIND_FUNC);
+	k->dynptr_slice = btf__find_by_name_kind(btf, "bpf_dynptr_slice",
+						 BTF_KIND_FUNC);
 	err = k->dynptr_from_skb < 0 ? k->dynptr_from_skb : 0;
+	err = err ?: (k->dynptr_slice < 0 ? k->dynptr_slice : 0);
 	err = err ?: struct_member(btf, "bpf_nf_ctx", "state", &k->ctx_state);
 	err = err ?: struct_member(btf, "bpf_nf_ctx", "skb", &k->ctx_skb);
 	err = err ?: struct_member(btf, "nf_hook_state", "hook",

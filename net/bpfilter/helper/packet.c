@@ -31,11 +31,76 @@ static void emit_read_len(struct bf_emit *e, int off)
 	bf_emit(e, BPF_EMIT_CALL(BPF_FUNC_dynptr_read));
 }
 
-/* bpf_dynptr_read(FP + @off, @len, dynptr, R4, 0): R0 = 0 if read. */
-static void emit_read(struct bf_emit *e, int off, unsigned int len)
+/*
+ * R0 = bpf_dynptr_slice(dynptr, R4, FP + @buf, @len): a pointer to @len
+ * bytes of the packet at offset R4, or NULL. It points into the skb's head
+ * when the bytes are there, where bpf_dynptr_read() copies them with a
+ * call or two more, which cost more than the rest of a small table.
+ */
+static void emit_slice(struct bf_emit *e, const struct bf_btf *btf, int buf,
+		       unsigned int len)
 {
-	bf_emit(e, BPF_MOV64_IMM(R2, len));
-	emit_read_len(e, off);
+	bf_emit(e, BPF_MOV64_REG(R2, R4));
+	bf_emit(e, BPF_MOV64_REG(R1, FP));
+	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R1, S_DYNPTR));
+	bf_emit(e, BPF_MOV64_REG(R3, FP));
+	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R3, buf));
+	bf_emit(e, BPF_MOV64_IMM(R4, len));
+	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
+				0, btf->dynptr_slice));
+}
+
+/* The bytes a copy moves at once from @at of @len: 8, 4 or 2. */
+static unsigned int copy_bytes(unsigned int at, unsigned int len)
+{
+	return len - at >= 8 ? 8 : len - at >= 4 ? 4 : 2;
+}
+
+static int copy_size(unsigned int bytes)
+{
+	return bytes == 8 ? BPF_DW : bytes == 4 ? BPF_W : BPF_H;
+}
+
+/* Copies bytes @from to @from + @len of the slice in R0 to FP + @off. */
+static void emit_copy(struct bf_emit *e, int off, unsigned int from,
+		      unsigned int len)
+{
+	unsigned int i, n;
+
+	for (i = 0; i < len; i += n) {
+		n = copy_bytes(i, len);
+		bf_emit(e, BPF_LDX_MEM(copy_size(n), R1, R0, from + i));
+		bf_emit(e, BPF_STX_MEM(copy_size(n), FP, R1, off + i));
+	}
+}
+
+/*
+ * @len bytes at offset R4 of the packet to FP + @off (@len even, at most
+ * 40): R0 = 0 if read. The slice has them at FP + @off if it had to copy
+ * them; the verifier forgets it once that is written, so they go through
+ * registers.
+ */
+static void emit_read(struct bf_emit *e, const struct bf_btf *btf, int off,
+		      unsigned int len)
+{
+	static const int regs[] = { R1, R2, R3, R4, R5 };
+	unsigned int at[ARRAY_SIZE(regs)], bytes[ARRAY_SIZE(regs)];
+	unsigned int n = 0, i;
+
+	for (i = 0; i < len && n < ARRAY_SIZE(regs); i += bytes[n++]) {
+		at[n] = i;
+		bytes[n] = copy_bytes(i, len);
+	}
+	emit_slice(e, btf, off, len);
+	bf_emit(e, BPF_JMP_IMM(BPF_JNE, R0, 0, 2));
+	bf_emit(e, BPF_MOV64_IMM(R0, -1));
+	bf_emit(e, BPF_JMP_IMM(BPF_JA, 0, 0, 2 * n + 1));
+	for (i = 0; i < n; i++)
+		bf_emit(e, BPF_LDX_MEM(copy_size(bytes[i]), regs[i], R0, at[i]));
+	for (i = 0; i < n; i++)
+		bf_emit(e, BPF_STX_MEM(copy_size(bytes[i]), FP, regs[i],
+				       off + at[i]));
+	bf_emit(e, BPF_MOV64_IMM(R0, 0));
 }
 
 /* The name of the device at @dev_off in the hook state, or zeroes. */
@@ -56,7 +121,7 @@ static void emit_dev(struct bf_emit *e, const struct bf_btf *btf,
  * The transport header at S_THOFF: as much of it as the matches read,
  * tcp's, that of udp and icmp, or multiport's two ports.
  */
-static void emit_l4(struct bf_emit *e)
+static void emit_l4(struct bf_emit *e, const struct bf_btf *btf)
 {
 	static const unsigned int sizes[] = { L4_TCP, L4_SHORT, L4_PORTS };
 	int done = bf_new_label(e);
@@ -65,7 +130,7 @@ static void emit_l4(struct bf_emit *e)
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_L4LEN, sizes[i]));
 		bf_emit(e, BPF_LDX_MEM(BPF_DW, R4, FP, S_THOFF));
-		emit_read(e, S_L4, sizes[i]);
+		emit_read(e, btf, S_L4, sizes[i]);
 		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 0), done);
 	}
 	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_L4LEN, 0));
@@ -164,19 +229,25 @@ static void emit_tcp_options(struct bf_emit *e)
 	bf_bind(e, done);
 }
 
-/* ipt_do_table(): the fragment offset, and ip_hdrlen() */
-static void emit_ipv4(struct bf_emit *e)
+/* ipt_do_table(): the fragment offset */
+static void emit_frag(struct bf_emit *e)
 {
 	bf_emit(e, BPF_LDX_MEM(BPF_H, R1, FP,
 			       S_L3 + (int)offsetof(struct iphdr, frag_off)));
 	bf_emit(e, BPF_ENDIAN(BPF_TO_BE, R1, 16));
 	bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, IP_OFFSET));
 	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_FRAG));
+}
+
+/* ipt_do_table(): the fragment offset, and ip_hdrlen() */
+static void emit_ipv4(struct bf_emit *e, const struct bf_btf *btf)
+{
+	emit_frag(e);
 	bf_emit(e, BPF_LDX_MEM(BPF_B, R1, FP, S_L3));
 	bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, 0xF));
 	bf_emit(e, BPF_ALU64_IMM(BPF_LSH, R1, 2));
 	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_THOFF));
-	emit_l4(e);
+	emit_l4(e, btf);
 }
 
 /* ipv6_ext_hdr(R9): jumps to @no when R9 is not an extension header. */
@@ -195,7 +266,7 @@ static void emit_is_ext(struct bf_emit *e, int reg, int no)
  * next header, R6 where it starts. Sets S_PROTO (negative if none was
  * found), S_THOFF and S_FRAG.
  */
-static void emit_find_hdr(struct bf_emit *e)
+static void emit_find_hdr(struct bf_emit *e, const struct bf_btf *btf)
 {
 	int done = bf_new_label(e), error = bf_new_label(e);
 	int found = bf_new_label(e), frag_found = bf_new_label(e);
@@ -207,21 +278,23 @@ static void emit_find_hdr(struct bf_emit *e)
 	bf_emit(e, BPF_MOV64_IMM(CTX, sizeof(struct ipv6hdr)));
 	for (i = 0; i < BF_IPV6_EXTHDRS; i++) {
 		int next = bf_new_label(e), opt = bf_new_label(e);
+		int read = bf_new_label(e);
 
 		/* IPPROTO_NONE is one, but ends the walk as the others. */
 		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R9, IPPROTO_NONE, 0), found);
 		emit_is_ext(e, R9, found);
 		/* 4 bytes: ipv6_opt_hdr, or the start of a fragment header */
 		bf_emit(e, BPF_MOV64_REG(R4, CTX));
-		emit_read(e, S_SCRATCH, 4);
-		bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 11));
+		emit_read(e, btf, S_SCRATCH, 4);
+		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 0), read);
 		/* Only 2 bytes: enough for any header but these. */
 		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R9, IPPROTO_FRAGMENT, 0), error);
 		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R9, IPPROTO_ROUTING, 0), error);
 		bf_emit(e, BPF_MOV64_REG(R4, CTX));
-		emit_read(e, S_SCRATCH, 2);
+		emit_read(e, btf, S_SCRATCH, 2);
 		bf_jmp(e, BPF_JMP_IMM(BPF_JNE, R0, 0, 0), error);
 
+		bf_bind(e, read);
 		bf_jmp(e, BPF_JMP_IMM(BPF_JNE, R9, IPPROTO_FRAGMENT, 0), opt);
 		bf_emit(e, BPF_LDX_MEM(BPF_H, R1, FP, S_SCRATCH + 2));
 		bf_emit(e, BPF_ENDIAN(BPF_TO_BE, R1, 16));
@@ -272,10 +345,52 @@ static void emit_find_hdr(struct bf_emit *e)
 	bf_bind(e, done);
 }
 
-static void emit_ipv6(struct bf_emit *e)
+static void emit_ipv6(struct bf_emit *e, const struct bf_btf *btf)
 {
-	emit_find_hdr(e);
-	emit_l4(e);
+	emit_find_hdr(e, btf);
+	emit_l4(e, btf);
+}
+
+/* Where the slice of both headers is copied if need be: see S_OPT. */
+#define S_HEADERS	S_OPT
+
+/*
+ * The common case in one slice: the IP header and the transport header
+ * right after it, an IPv4 header without options or an IPv6 one followed
+ * by no extension header. Goes to @l3 with the IP header read if the
+ * transport header is elsewhere, to @slow if the packet is too short.
+ */
+static void emit_headers(struct bf_emit *e, const struct bf_btf *btf,
+			 bool v6, int l3, int slow)
+{
+	unsigned int len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	int l4 = bf_new_label(e);
+
+	bf_emit(e, BPF_MOV64_IMM(R4, 0));
+	emit_slice(e, btf, S_HEADERS, len + L4_TCP);
+	bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 0), slow);
+	emit_copy(e, S_L3, 0, len);
+	if (v6) {
+		bf_emit(e, BPF_LDX_MEM(BPF_B, R9, FP, S_L3 +
+				       (int)offsetof(struct ipv6hdr, nexthdr)));
+		emit_is_ext(e, R9, l4);
+		bf_gotol(e, l3);
+	} else {
+		bf_emit(e, BPF_LDX_MEM(BPF_B, R1, FP, S_L3));
+		bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, 0xF));
+		bf_jmp(e, BPF_JMP_IMM(BPF_JNE, R1, sizeof(struct iphdr) / 4, 0),
+		       l3);
+	}
+	bf_bind(e, l4);
+	emit_copy(e, S_L4, len, L4_TCP);
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_L4LEN, L4_TCP));
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_THOFF, len));
+	if (v6) {
+		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R9, S_PROTO));
+		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_FRAG, 0));
+	} else {
+		emit_frag(e);
+	}
 }
 
 /**
@@ -292,7 +407,8 @@ void bf_emit_prologue(struct bf_emit *e, const struct bf_ir *ir,
 		      const struct bf_btf *btf)
 {
 	bool v6 = ir->family == NFPROTO_IPV6;
-	int off;
+	int slow = bf_new_label(e), l3 = bf_new_label(e);
+	int done = bf_new_label(e), off;
 
 	bf_emit(e, BPF_MOV64_REG(CTX, R1));
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, SKB, CTX, btf->ctx_skb));
@@ -309,11 +425,6 @@ void bf_emit_prologue(struct bf_emit *e, const struct bf_ir *ir,
 	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 2));
 	bf_verdict(e, NF_DROP);
 
-	bf_emit(e, BPF_MOV64_IMM(R4, 0));
-	emit_read(e, S_L3, v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
-	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 2));
-	bf_verdict(e, NF_DROP);
-
 	bf_emit(e, BPF_LDX_MEM(BPF_W, R1, SKB, btf->skb_len));
 	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_LEN));
 	bf_emit(e, BPF_LDX_MEM(BPF_W, R1, SKB, btf->skb_mark));
@@ -323,10 +434,20 @@ void bf_emit_prologue(struct bf_emit *e, const struct bf_ir *ir,
 	emit_dev(e, btf, btf->state_in, S_IN);
 	emit_dev(e, btf, btf->state_out, S_OUT);
 
+	emit_headers(e, btf, v6, l3, slow);
+	bf_gotol(e, done);
+	bf_bind(e, slow);
+	bf_emit(e, BPF_MOV64_IMM(R4, 0));
+	emit_read(e, btf, S_L3,
+		  v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 2));
+	bf_verdict(e, NF_DROP);
+	bf_bind(e, l3);
 	if (v6)
-		emit_ipv6(e);
+		emit_ipv6(e, btf);
 	else
-		emit_ipv4(e);
+		emit_ipv4(e, btf);
+	bf_bind(e, done);
 	if (ir->tcp_options)
 		emit_tcp_options(e);
 }

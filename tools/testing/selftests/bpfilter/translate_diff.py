@@ -427,11 +427,14 @@ def packet(r, v6):
     body = l4(r, proto)
     if r.random() < .05:
         body = body[:r.randint(0, len(body))]
-    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(body),
+    # Options (no-ops, then the end of them) move the transport header.
+    opts = r.choice([b''] * 9 + [b'\1\1\1\0', b'\1' * 7 + b'\0'])
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45 + len(opts) // 4, 0,
+                     20 + len(opts) + len(body),
                      r.randint(1, 65535), frag, r.choice([64, 1]), proto, 0,
                      socket.inet_aton(r.choice(SRC4)),
-                     socket.inet_aton(r.choice(DST4)))
-    csum = sum(struct.unpack('!10H', ip))
+                     socket.inet_aton(r.choice(DST4))) + opts
+    csum = sum(struct.unpack(f'!{len(ip) // 2}H', ip))
     csum = (csum & 0xFFFF) + (csum >> 16)
     csum = ~((csum & 0xFFFF) + (csum >> 16)) & 0xFFFF
     return ip[:10] + struct.pack('!H', csum) + ip[12:] + body
