@@ -125,6 +125,7 @@ int bpfilter_targets_init(void);
 void bpfilter_targets_exit(void);
 void bpfilter_conntrack_put(struct bpfilter_net *bn, int family);
 void bpfilter_unhook(struct bpfilter_net *bn, int family);
+int bpfilter_iptables_hooks(struct bpfilter_net *bn, int family, bool on);
 struct bpf_prog *bpfilter_prog_get(u32 id);
 int bpfilter_layout(struct bpfilter_table *t, struct bpf_prog *prog,
 		    const struct bpfilter_layout *lay, size_t len);

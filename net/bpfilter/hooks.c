@@ -117,6 +117,30 @@ static u8 bpfilter_nfproto(int family)
 }
 
 /**
+ * bpfilter_iptables_hooks - puts ip_tables' filter table of @family in @bn
+ *	at its hooks, or takes it off them
+ * @bn: the namespace's state
+ * @family: BPFILTER_IPV4 or BPFILTER_IPV6
+ * @on: at them, or off them
+ *
+ * ip_tables' table is empty while the helper serves the table, and need
+ * not cost packets a call; it is off its hooks while the module serves a
+ * table other than the initial one (and so cannot be unloaded).
+ *
+ * Context: Process context, @bn->lock held.
+ * Return: 0 or a negative errno.
+ */
+int bpfilter_iptables_hooks(struct bpfilter_net *bn, int family, bool on)
+{
+	int err;
+
+	lockdep_assert_held(&bn->lock);
+	err = xt_table_hooks(bn->net, bpfilter_nfproto(family), "filter", on);
+	/* Gone with iptable_filter: ip_tables makes the next at its hooks. */
+	return err == -ENOENT ? 0 : err;
+}
+
+/**
  * bpfilter_conntrack_get - makes conntrack active in @bn for @family
  * @bn: the namespace's state
  * @family: BPFILTER_IPV4 or BPFILTER_IPV6

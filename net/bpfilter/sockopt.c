@@ -212,7 +212,8 @@ static int bpfilter_iptables_number(struct sock *sk, u8 pf)
  * was emptied when the helper took it over. ip_tables writes its own old
  * counters (of its initial table, no more entries than the helper's) to
  * the caller's buffer, then those of the helper's program overwrite them.
- * Meanwhile both tables are in force: a packet passes both or is dropped.
+ * Meanwhile both tables are in force: a packet passes both or is dropped
+ * (ip_tables' table is back at its hooks first).
  */
 static int bpfilter_give_back(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 			      struct ipt_replace *repl,
@@ -221,9 +222,13 @@ static int bpfilter_give_back(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	unsigned int num_counters = repl->num_counters;
 	int number, err;
 
+	/* (This finds ip_tables' table, or makes it anew at its hooks.) */
 	number = bpfilter_iptables_number(sk, pf);
 	if (number < 0)
 		return number;
+	err = bpfilter_iptables_hooks(bn, bpfilter_family(pf), true);
+	if (err)
+		return err;
 	if (WARN_ON_ONCE(number > num_counters))
 		return -EAGAIN;
 	repl->num_counters = number;
@@ -271,6 +276,10 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 		bpfilter_broken();
 	if (!err)
 		err = bpfilter_hook(bn, family);
+	/* The module may go once the table is the initial one again. */
+	if (!err && (reply->flags & BPFILTER_TABLE_INITIAL) && old &&
+	    !old->initial)
+		err = bpfilter_iptables_hooks(bn, family, true);
 	if (!err)
 		err = bpfilter_hold(bn, family, new, reply->flags);
 	if (err) {
@@ -306,6 +315,9 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 			return err;
 		}
 	}
+	/* ip_tables' table is empty: at worst, it stays at its hooks. */
+	if (!new->initial)
+		bpfilter_iptables_hooks(bn, family, false);
 	/* Kept to be replayed as a table of its own: no pointer, no check. */
 	repl->counters = NULL;
 	req->flags = 0;

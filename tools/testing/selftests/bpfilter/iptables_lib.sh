@@ -140,6 +140,43 @@ check_not_owned()
 	fi
 }
 
+# iptables_hooked NS PROTO: ip_tables' filter table of PROTO runs at
+# OUTPUT in NS (nft lists the functions at each hook).
+iptables_hooked()
+{
+	local fam=ip fn=ipt_do_table
+
+	[ "$2" = ipv6 ] && fam=ip6 fn=ip6t_do_table
+	ip netns exec "$1" nft list hooks "$fam" |
+		sed -n '/hook output {/,/}/p' | grep -qw "$fn"
+}
+
+iptables_unhooked()
+{
+	! iptables_hooked "$@"
+}
+
+# check_hooked WHEN NS PROTO yes|no: whether ip_tables' filter table runs
+# at its hooks; bpfilter takes it off them while it serves a table other
+# than the initial one. With ip_tables alone, it always runs.
+check_hooked()
+{
+	local want=$4
+
+	if ! ip netns exec "$2" nft list hooks 2>/dev/null | grep -q "hook "; then
+		skip "$3: ip_tables' hooks $1: no nft list hooks"
+		return
+	fi
+	[ "$mode" = bpfilter ] || want=yes
+	if [ "$want" = yes ]; then
+		check "$3: ip_tables' table at its hooks $1" \
+			iptables_hooked "$2" "$3"
+	else
+		check "$3: ip_tables' table off its hooks $1" \
+			iptables_unhooked "$2" "$3"
+	fi
+}
+
 # helper_pids: the pids of bpfilter's user-mode helper, one a line.
 helper_pids()
 {

@@ -428,11 +428,13 @@ COMMIT"
 			-p tcp --dport 23 -j LOG --log-prefix "in: " --log-level 6
 		check_owned "$proto filter table with LOG and REJECT owned by bpfilter" \
 			"$ns" "$proto" 9
+		check_hooked "with LOG and REJECT" "$ns" "$proto" no
 		ipt -D INPUT 2
 		check_save "delete of the LOG rule" \
 			"$(grep -v -- '-j LOG' <<<"$want")"
 		ipt -F
 		check_save "flush after LOG and REJECT" "$EMPTY"
+		check_hooked "once flushed" "$ns" "$proto" yes
 	else
 		skip "$IPT: LOG and REJECT: not in this kernel"
 	fi
@@ -449,6 +451,7 @@ COMMIT"
 COMMIT"
 		check_not_owned "$proto filter table with limit not owned by bpfilter" \
 			"$ns" "$proto"
+		check_hooked "with limit, given back" "$ns" "$proto" yes
 		ipt -F
 		check_save "flush after limit" "$EMPTY"
 	else
