@@ -1263,11 +1263,13 @@ EXPORT_SYMBOL(xt_find_table);
  *
  * A table off its hooks stays, to be read and replaced, but no packet
  * runs it: bpfilter takes the filter table off while its programs serve
- * the table instead. The namespace's exit takes a table off its hooks
- * only if it is at them; the caller does not race with it.
+ * the table instead. The namespace's exit, and the unload of the table's
+ * module, take a table off its hooks only if it is at them: the module is
+ * held meanwhile, and the caller holds the namespace.
  *
- * Return: 0, -ENOENT if there is no such table, -EOPNOTSUPP if it has no
- * hooks of its own, or an error of nf_register_net_hooks().
+ * Return: 0, -ENOENT if there is no such table (or its module is going),
+ * -EOPNOTSUPP if it has no hooks of its own, or an error of
+ * nf_register_net_hooks().
  */
 int xt_table_hooks(struct net *net, u8 af, const char *name, bool on)
 {
@@ -1280,16 +1282,20 @@ int xt_table_hooks(struct net *net, u8 af, const char *name, bool on)
 	list_for_each_entry(t, &xt_net->tables[af], list) {
 		if (strcmp(t->name, name))
 			continue;
-		err = t->ops ? 0 : -EOPNOTSUPP;
-		if (err || t->unhooked != on)
+		/* Its pre_exit may have seen it at its hooks, or off them. */
+		if (!try_module_get(t->me))
 			break;
-		n = hweight32(t->valid_hooks);
-		if (on)
-			err = nf_register_net_hooks(net, t->ops, n);
-		else
-			nf_unregister_net_hooks(net, t->ops, n);
-		if (!err)
-			t->unhooked = !on;
+		err = t->ops ? 0 : -EOPNOTSUPP;
+		if (!err && t->unhooked == on) {
+			n = hweight32(t->valid_hooks);
+			if (on)
+				err = nf_register_net_hooks(net, t->ops, n);
+			else
+				nf_unregister_net_hooks(net, t->ops, n);
+			if (!err)
+				WRITE_ONCE(t->unhooked, !on);
+		}
+		module_put(t->me);
 		break;
 	}
 	mutex_unlock(&xt[af].mutex);

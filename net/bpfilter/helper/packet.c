@@ -50,15 +50,18 @@ static void emit_slice(struct bf_emit *e, const struct bf_btf *btf, int buf,
 				0, btf->dynptr_slice));
 }
 
-/* The bytes a copy moves at once from @at of @len: 8, 4 or 2. */
+/*
+ * The buffer of the slices, used if the bytes are not in the skb's head:
+ * the frame's tcp options, read after the headers. It is not zeroed: the
+ * helper loads its programs with CAP_PERFMON, for which the verifier lets
+ * a kfunc have uninitialised stack.
+ */
+#define S_HEADERS	S_OPT
+
+/* The bytes a copy moves at once: the headers are only 4-byte aligned. */
 static unsigned int copy_bytes(unsigned int at, unsigned int len)
 {
-	return len - at >= 8 ? 8 : len - at >= 4 ? 4 : 2;
-}
-
-static int copy_size(unsigned int bytes)
-{
-	return bytes == 8 ? BPF_DW : bytes == 4 ? BPF_W : BPF_H;
+	return len - at >= 4 ? 4 : 2;
 }
 
 /* Copies bytes @from to @from + @len of the slice in R0 to FP + @off. */
@@ -69,37 +72,26 @@ static void emit_copy(struct bf_emit *e, int off, unsigned int from,
 
 	for (i = 0; i < len; i += n) {
 		n = copy_bytes(i, len);
-		bf_emit(e, BPF_LDX_MEM(copy_size(n), R1, R0, from + i));
-		bf_emit(e, BPF_STX_MEM(copy_size(n), FP, R1, off + i));
+		bf_emit(e, BPF_LDX_MEM(n == 4 ? BPF_W : BPF_H, R1, R0,
+				       from + i));
+		bf_emit(e, BPF_STX_MEM(n == 4 ? BPF_W : BPF_H, FP, R1,
+				       off + i));
 	}
 }
 
-/*
- * @len bytes at offset R4 of the packet to FP + @off (@len even, at most
- * 40): R0 = 0 if read. The slice has them at FP + @off if it had to copy
- * them; the verifier forgets it once that is written, so they go through
- * registers.
- */
+/* @len bytes at offset R4 of the packet to FP + @off: R0 = 0 if read. */
 static void emit_read(struct bf_emit *e, const struct bf_btf *btf, int off,
 		      unsigned int len)
 {
-	static const int regs[] = { R1, R2, R3, R4, R5 };
-	unsigned int at[ARRAY_SIZE(regs)], bytes[ARRAY_SIZE(regs)];
-	unsigned int n = 0, i;
+	unsigned int i, insns = 0;
 
-	for (i = 0; i < len && n < ARRAY_SIZE(regs); i += bytes[n++]) {
-		at[n] = i;
-		bytes[n] = copy_bytes(i, len);
-	}
-	emit_slice(e, btf, off, len);
+	for (i = 0; i < len; i += copy_bytes(i, len))
+		insns += 2;
+	emit_slice(e, btf, S_HEADERS, len);
 	bf_emit(e, BPF_JMP_IMM(BPF_JNE, R0, 0, 2));
 	bf_emit(e, BPF_MOV64_IMM(R0, -1));
-	bf_emit(e, BPF_JMP_IMM(BPF_JA, 0, 0, 2 * n + 1));
-	for (i = 0; i < n; i++)
-		bf_emit(e, BPF_LDX_MEM(copy_size(bytes[i]), regs[i], R0, at[i]));
-	for (i = 0; i < n; i++)
-		bf_emit(e, BPF_STX_MEM(copy_size(bytes[i]), FP, regs[i],
-				       off + at[i]));
+	bf_emit(e, BPF_JMP_IMM(BPF_JA, 0, 0, insns + 1));
+	emit_copy(e, off, 0, len);
 	bf_emit(e, BPF_MOV64_IMM(R0, 0));
 }
 
@@ -350,9 +342,6 @@ static void emit_ipv6(struct bf_emit *e, const struct bf_btf *btf)
 	emit_find_hdr(e, btf);
 	emit_l4(e, btf);
 }
-
-/* Where the slice of both headers is copied if need be: see S_OPT. */
-#define S_HEADERS	S_OPT
 
 /*
  * The common case in one slice: the IP header and the transport header
