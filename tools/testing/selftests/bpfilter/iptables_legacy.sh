@@ -275,7 +275,10 @@ test_save()
 	ip netns exec "$server" "$ipt" -A web -p tcp --dport 80 -j ACCEPT
 	ip netns exec "$server" "$ipt" -A OUTPUT -o veth0 -p udp ! --dport 53 -j DROP
 	ip netns exec "$server" "$ipt" -P FORWARD DROP
-	out=$(ip netns exec "$server" "$save" | grep -v '^#')
+	# The policies count what passes, and neighbour discovery of the
+	# earlier tests' addresses may pass meanwhile: the text is the test.
+	out=$(ip netns exec "$server" "$save" | grep -v '^#' |
+	      sed 's/^\(:[A-Z]* [A-Z]*\) \[[0-9]*:[0-9]*\]$/\1 [0:0]/')
 	check "$save prints the ruleset" same_text "$out" "*filter
 :INPUT ACCEPT [0:0]
 :FORWARD DROP [0:0]
