@@ -83,16 +83,16 @@ static void emit_copy(struct bf_emit *e, int off, unsigned int from,
 static void emit_read(struct bf_emit *e, const struct bf_btf *btf, int off,
 		      unsigned int len)
 {
-	unsigned int i, insns = 0;
+	int fail = bf_new_label(e), done = bf_new_label(e);
 
-	for (i = 0; i < len; i += copy_bytes(i, len))
-		insns += 2;
 	emit_slice(e, btf, S_HEADERS, len);
-	bf_emit(e, BPF_JMP_IMM(BPF_JNE, R0, 0, 2));
-	bf_emit(e, BPF_MOV64_IMM(R0, -1));
-	bf_emit(e, BPF_JMP_IMM(BPF_JA, 0, 0, insns + 1));
+	bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 0), fail);
 	emit_copy(e, off, 0, len);
 	bf_emit(e, BPF_MOV64_IMM(R0, 0));
+	bf_gotol(e, done);
+	bf_bind(e, fail);
+	bf_emit(e, BPF_MOV64_IMM(R0, -1));
+	bf_bind(e, done);
 }
 
 /* The name of the device at @dev_off in the hook state, or zeroes. */
