@@ -3,6 +3,17 @@
 # bpfilter: build, boot and test the patch series. See README.md.
 set -o pipefail
 
+# --base NAME, anywhere on the line: the base to work on (mainline, 6.12).
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base) export BPFILTER_BASE=$2; shift 2 ;;
+	--base=*) export BPFILTER_BASE=${1#--base=}; shift ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+set -- "${args[@]}"
+
 . "$(dirname "$0")/harness/lib.sh"
 . "$HARNESS/deps.sh"
 . "$HARNESS/series.sh"
@@ -14,10 +25,12 @@ set -o pipefail
 
 usage() {
 	cat <<USAGE
-usage: ./build.sh [COMMAND]
+usage: ./build.sh [--base mainline|6.12] [COMMAND]
   (none)        install, build, boot and show bpfilter working
   test          every check and test; ends with "N passed, N failed"
-  check [--bisect]  series applies, mirror equals series, checkpatch clean
+  check [--bisect]  series applies, mirror equals series, checkpatch clean;
+                on mainline also: the 6.12 backport applies and compiles
+  compile       the series applies and the files it touches compile
   deps          install the Debian packages the project needs
   build [--work]  apply the series (or take the developer tree's HEAD)
                 and build kernel, modules, selftests
@@ -39,6 +52,7 @@ main() {
 	demo)	cmd_deps && ensure_base && cmd_build && cmd_demo ;;
 	test)	cmd_test "$@" ;;
 	check)	cmd_deps && ensure_base && cmd_check "$@" ;;
+	compile) cmd_deps >/dev/null && ensure_base && cmd_compile ;;
 	deps)	cmd_deps ;;
 	build)	ensure_base && cmd_build "$@" ;;
 	bench)	cmd_deps && ensure_base && cmd_build && cmd_bench "$@" ;;

@@ -10,10 +10,13 @@ kmake() {
 	make -s -C "$SRC" O="$KOUT" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }
 
+# config_fragments [TREE]: the harness' fragments and the tests' config.
 config_fragments() {
+	local tree=${1:-$SRC}
 	echo "$HARNESS/kernel.config"
-	[ -r "$SRC/tools/testing/selftests/bpfilter/config" ] &&
-		echo "$SRC/tools/testing/selftests/bpfilter/config"
+	echo "$HARNESS/kernel-$BASE.config"
+	[ -r "$tree/tools/testing/selftests/bpfilter/config" ] &&
+		echo "$tree/tools/testing/selftests/bpfilter/config"
 	[ -n "${BPFILTER_EXTRA_CONFIG:-}" ] && echo "$BPFILTER_EXTRA_CONFIG"
 	return 0
 }
@@ -21,12 +24,12 @@ config_fragments() {
 # Every option a fragment asks for must survive olddefconfig; a dependency
 # that is not met would otherwise drop it silently.
 verify_config() {
-	local f line opt want got bad=0
-	for f in $(config_fragments); do
+	local kout=${1:-$KOUT} f line opt want got bad=0
+	for f in $(config_fragments "${2:-$SRC}"); do
 		while read -r line; do
 			case $line in CONFIG_*=*) ;; *) continue ;; esac
 			opt=${line%%=*} want=${line#*=}
-			got=$(grep -m1 "^$opt=" "$KOUT/.config" | cut -d= -f2-)
+			got=$(grep -m1 "^$opt=" "$kout/.config" | cut -d= -f2-)
 			if [ "$got" != "$want" ]; then
 				echo "config: $opt=$want asked by $(basename "$f"), got '${got:-unset}'" >&2
 				bad=1
@@ -36,16 +39,19 @@ verify_config() {
 	return $bad
 }
 
+# configure_kernel [TREE KOUT]: tinyconfig and the fragments, once per
+# change of them.
 configure_kernel() {
-	local stamp=$KOUT/.bpfilter-config hash
-	mkdir -p "$KOUT"
-	hash=$(cat $(config_fragments) "$SRC/Makefile" | sha1sum | cut -c1-16)
-	[ -r "$KOUT/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return 0
-	kmake tinyconfig >/dev/null &&
-	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" \
-		$(config_fragments) >/dev/null &&
-	kmake olddefconfig >/dev/null || die "kernel configuration failed"
-	verify_config || die "kernel configuration lacks options (see above)"
+	local tree=${1:-$SRC} kout=${2:-$KOUT} hash
+	local stamp=$kout/.bpfilter-config
+	mkdir -p "$kout"
+	hash=$(cat $(config_fragments "$tree") "$tree/Makefile" | sha1sum | cut -c1-16)
+	[ -r "$kout/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return 0
+	make -s -C "$tree" O="$kout" tinyconfig >/dev/null &&
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$kout" "$kout/.config" \
+		$(config_fragments "$tree") >/dev/null &&
+	make -s -C "$tree" O="$kout" olddefconfig >/dev/null || die "kernel configuration failed"
+	verify_config "$kout" "$tree" || die "kernel configuration lacks options (see above)"
 	echo "$hash" >"$stamp"
 }
 

@@ -12,19 +12,41 @@ case $CACHE/ in
 	echo "build.sh: BPFILTER_CACHE=$CACHE is hidden in the guest; choose another place" >&2
 	exit 1 ;;
 esac
-SRC=$CACHE/src			# work tree the kernel is built from (series applied)
+# The bases the series is made for. mainline: the newest mainline kernel
+# that Debian's archive serves, the series in series and patches/, whose
+# final state the mirror holds. 6.12: the LTS backport in stable-6.12/.
+# BPFILTER_BASE picks one (./build.sh test --base 6.12 sets it).
+BASE=${BPFILTER_BASE:-mainline}
+case $BASE in
+mainline)
+	BASE_PKG=linux-source-7.3
+	BASE_VERSION=7.3~rc7-1~exp1
+	SERIES_DIR=$TOP ;;
+6.12)
+	BASE_PKG=linux-source-6.12
+	BASE_VERSION=6.12.118-1~deb12u1
+	SERIES_DIR=$TOP/stable-6.12 ;;
+*)
+	echo "build.sh: BPFILTER_BASE=$BASE: mainline or 6.12" >&2
+	exit 2 ;;
+esac
+# Or any kernel git tree at a tag, for people who have one: the series
+# of BPFILTER_BASE applied to BPFILTER_BASE_TAG of BPFILTER_BASE_TREE.
+BASE_TREE=${BPFILTER_BASE_TREE:-}
+BASE_TAG=${BPFILTER_BASE_TAG:-}
+BCACHE=$CACHE/$BASE
+[ -z "$BASE_TREE" ] || BCACHE=$CACHE/tree-${BASE_TAG//\//_}
+SRC=$BCACHE/src			# work tree the kernel is built from (series applied)
 BASE_GIT=$SRC/.git		# holds the base commit and every series commit
-AMTREE=$CACHE/am		# scratch work tree for git am checks
-WORK=${BPFILTER_WORK:-$CACHE/work}	# developer tree (./build.sh setup)
+AMTREE=$BCACHE/am		# scratch work tree for git am checks
+WORK=${BPFILTER_WORK:-$BCACHE/work}	# developer tree (./build.sh setup)
 WORK_BRANCH=${BPFILTER_BRANCH:-bpfilter}	# its branch
-OUT=$CACHE/out			# O= build directory and installed artifacts
+OUT=$BCACHE/out			# O= build directory and installed artifacts
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
-
-# The one base these patches are written against. Bump deliberately.
-BASE_PKG=linux-source-6.12
-BASE_VERSION=6.12.118-1~deb12u1
-BASE_TARBALL=/usr/src/linux-source-6.12.tar.xz
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# Paths below the cache taken relative to the build directory, so that the
+# am, bisect and build trees of a base share their compilations.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 BASE_BRANCH=base
 
 # Fixed identity and dates make the base commit hash reproducible, so the
@@ -55,21 +77,30 @@ stage() {
 
 git_base() { git --git-dir="$BASE_GIT" "$@"; }
 
-# ensure_base: unpack Debian's linux-source once into $SRC, a repository
-# with one commit on branch "base"; later runs reuse it. The other trees
-# are its worktrees.
+# ensure_base: unpack the base kernel once into $SRC, a repository with
+# one commit on branch "base"; later runs reuse it. The other trees are its
+# worktrees.
 ensure_base() {
-	if git_base rev-parse -q --verify "refs/heads/$BASE_BRANCH" >/dev/null 2>&1; then
-		return 0
+	git_base rev-parse -q --verify "refs/heads/$BASE_BRANCH" >/dev/null 2>&1 && return 0
+	local deb="" what
+	if [ -n "$BASE_TREE" ]; then
+		[ -n "$BASE_TAG" ] || die "BPFILTER_BASE_TREE needs BPFILTER_BASE_TAG"
+		git -C "$BASE_TREE" rev-parse -q --verify "$BASE_TAG^{commit}" >/dev/null ||
+			die "$BASE_TREE has no $BASE_TAG"
+		what="$BASE_TAG of $BASE_TREE"
+	else
+		deb=$(fetch_base_pkg) || die "cannot fetch $BASE_PKG"
+		what="$BASE_PKG $(dpkg-deb -f "$deb" Version)"
 	fi
-	[ -r "$BASE_TARBALL" ] || die "$BASE_TARBALL missing: run ./build.sh deps"
-	local have
-	have=$(dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null)
-	[ "$have" = "$BASE_VERSION" ] ||
-		die "$BASE_PKG $have installed, the series is based on $BASE_VERSION"
 	rm -rf "$SRC" && mkdir -p "$SRC" || die "cannot create $SRC"
-	stage "unpack $BASE_PKG $BASE_VERSION" \
-		tar -C "$SRC" -xJf "$BASE_TARBALL" --strip-components=1 || die "unpack failed"
+	if [ -n "$deb" ]; then
+		stage "unpack $what" sh -c 'dpkg-deb --fsys-tarfile "$1" |
+			tar -xOf - "./usr/src/$2.tar.xz" |
+			tar -C "$3" -xJf - --strip-components=1' sh "$deb" "$BASE_PKG" "$SRC"
+	else
+		stage "export $what" sh -c 'git -C "$1" archive --format=tar "$2" |
+			tar -C "$3" -xf -' sh "$BASE_TREE" "$BASE_TAG" "$SRC"
+	fi || { rm -rf "$SRC"; die "unpack failed"; }
 	(
 		cd "$SRC" || exit 1
 		export GIT_AUTHOR_NAME=$GIT_COMMITTER_NAME GIT_AUTHOR_EMAIL=$GIT_COMMITTER_EMAIL
@@ -78,18 +109,77 @@ ensure_base() {
 		git config core.bigFileThreshold 16m && git config gc.auto 0 &&
 		# Debian's .gitignore ignores the top level; add everything.
 		stage "commit base tree" git add -A -f . &&
-		git commit -q -m "Debian $BASE_PKG $BASE_VERSION" &&
+		git commit -q -m "${deb:+Debian }$what" &&
 		git checkout -q --detach
 	) || { rm -rf "$SRC"; die "cannot commit the base tree"; }
 	log "base commit $(git_base rev-parse "$BASE_BRANCH")"
 }
 
-# newer_base_warning: say so when apt offers a newer linux-source-6.12.
-newer_base_warning() {
-	local cand
-	cand=$(apt-cache policy "$BASE_PKG" 2>/dev/null | awk '/Candidate:/ {print $2}')
-	if [ -n "$cand" ] && [ "$cand" != "$BASE_VERSION" ] &&
-	   dpkg --compare-versions "$cand" gt "$BASE_VERSION"; then
-		log "warning: apt offers $BASE_PKG $cand, the series is based on $BASE_VERSION"
+# Debian's archive through an apt configuration of our own: the suites
+# that serve mainline and the LTS kernels, lists and downloads in the
+# cache, the machine's sources and package state untouched.
+APT_DIR=$CACHE/apt
+apt_private() {
+	APT_CONFIG=$APT_DIR/apt.conf apt-get -q -o APT::Sandbox::User=root "$@"
+}
+apt_cache_private() { APT_CONFIG=$APT_DIR/apt.conf apt-cache "$@"; }
+
+apt_setup() {
+	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/archives/partial" || return 1
+	local key=/usr/share/keyrings/debian-archive-keyring.gpg
+	cat >"$APT_DIR/sources.list" <<-EOF
+	deb [signed-by=$key] http://deb.debian.org/debian experimental main
+	deb [signed-by=$key] http://deb.debian.org/debian sid main
+	deb [signed-by=$key] http://deb.debian.org/debian-security bookworm-security main
+	EOF
+	cat >"$APT_DIR/apt.conf" <<-EOF
+	Dir::Etc::sourcelist "$APT_DIR/sources.list";
+	Dir::Etc::sourceparts "-";
+	Dir::State::Lists "$APT_DIR/lists";
+	Dir::State::status "/dev/null";
+	Dir::Cache "$APT_DIR";
+	Dir::Cache::archives "$APT_DIR/archives";
+	APT::Get::List-Cleanup "0";
+	EOF
+}
+
+# base_versions: the versions of $BASE_PKG the archive serves, newest
+# first; the lists are refreshed at most once a day.
+base_versions() {
+	local stamp=$APT_DIR/updated
+	if [ ! -r "$APT_DIR/apt.conf" ] || [ -z "$(find "$stamp" -mmin -1440 2>/dev/null)" ]; then
+		apt_setup && apt_private update >/dev/null 2>&1 && touch "$stamp" ||
+			log "warning: apt-get update of the base's suites failed"
 	fi
+	apt_cache_private madison "$BASE_PKG" 2>/dev/null | awk -F' [|] ' '{ print $2 }'
+}
+
+# newer_base_warning: say so when the archive has a newer $BASE_PKG.
+newer_base_warning() {
+	[ -z "$BASE_TREE" ] || return 0
+	local newest
+	newest=$(base_versions | head -1)
+	if [ -n "$newest" ] && dpkg --compare-versions "$newest" gt "$BASE_VERSION"; then
+		log "warning: the archive has $BASE_PKG $newest, newer than the series' base $BASE_VERSION"
+	fi
+}
+
+# fetch_base_pkg: download the pinned $BASE_PKG (not installed: ensure_base
+# unpacks its .deb) and print the .deb's path. When the archive no longer
+# has the pinned version, take the newest, with a loud warning.
+fetch_base_pkg() {
+	local versions deb
+	deb=$APT_DIR/archives/${BASE_PKG}_${BASE_VERSION}_all.deb
+	[ -r "$deb" ] && { echo "$deb"; return 0; }
+	versions=$(base_versions)
+	[ -n "$versions" ] || { log "the archive has no $BASE_PKG"; return 1; }
+	if ! grep -qxF -- "$BASE_VERSION" <<<"$versions"; then
+		log "WARNING: the archive no longer has $BASE_PKG $BASE_VERSION, the series' base."
+		log "WARNING: taking $(head -1 <<<"$versions") instead: the series may not apply."
+		BASE_VERSION=$(head -1 <<<"$versions")
+		deb=$APT_DIR/archives/${BASE_PKG}_${BASE_VERSION}_all.deb
+	fi
+	(cd "$APT_DIR/archives" && apt_private download "$BASE_PKG=$BASE_VERSION" >/dev/null 2>&1) &&
+		[ -r "$deb" ] || { log "cannot download $BASE_PKG=$BASE_VERSION"; return 1; }
+	echo "$deb"
 }

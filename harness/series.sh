@@ -3,8 +3,10 @@
 # at their kernel paths in this checkout) is their final state.
 # Sourced by build.sh.
 
-SERIES=$TOP/series
-PATCHES=$TOP/patches
+SERIES=$SERIES_DIR/series
+PATCHES=$SERIES_DIR/patches
+# The mirror is the final state of the mainline series; a backport has none.
+has_mirror() { [ "$BASE" = mainline ]; }
 
 # The mirror is every file of this checkout under a top-level directory that
 # also exists in the kernel tree. MAINTAINERS is carried as MAINTAINERS.fragment.
@@ -191,14 +193,19 @@ cmd_export() {
 		die "format-patch failed"
 	(cd "$PATCHES" && ls -1 ./*.patch | sed 's|^\./||' | sort) >"$SERIES"
 	git_base update-ref "refs/series/$(series_hash)" "$head"
-	write_mirror "$head"
-	log "exported $n patches to patches/, series and the mirror"
+	if has_mirror; then
+		write_mirror "$head"
+		log "exported $n patches to patches/, series and the mirror"
+	else
+		log "exported $n patches to ${PATCHES#$TOP/}/ and ${SERIES#$TOP/}"
+	fi
 }
 
 # fold: edits made in the mirror become fixups of the last patch that
 # touches each file, squashed into it; then export.
 cmd_fold() {
 	local c f owner n=0
+	has_mirror || die "fold: the $BASE series has no mirror; commit in $WORK and export"
 	c=$(series_commit) || die "the series does not apply"
 	if [ ! -e "$WORK/.git" ]; then
 		cmd_setup

@@ -26,7 +26,7 @@ build_with_helper()
 		install_headers
 	gcc -Wall -Werror "${cflags[@]}" -I "$headers" -I "$helper" \
 		-I "$translate" -I "$tree/net/bpfilter" \
-		-I "$out/libbpf/include" -iquote "$tree/tools/include" \
+		-I "$out/libbpf/include" -iquote "$tree/tools" -idirafter "$tree/tools/include" \
 		-o "$out/$prog" "$@" "$translate/kernel_table.c" \
 		"$helper"/{validate,ext,ir,emit,match,packet,codegen,load,classify,lookup,update}.c \
 		"$out/libbpf/libbpf.a" -lelf -lz

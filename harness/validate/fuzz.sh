@@ -14,7 +14,7 @@ mkdir -p "$out/corpus"
 cp "$here"/corpus/* "$out/corpus/"
 clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I "$helper" -I "$tree/net/bpfilter" \
-	-iquote "$tree/tools/include" -o "$out/fuzz_validate" \
+	-iquote "$tree/tools" -idirafter "$tree/tools/include" -o "$out/fuzz_validate" \
 	"$here/fuzz_validate.c" \
 	"$helper"/{validate,ext,ir,emit,match,packet,codegen,classify,lookup}.c
 cd "$out"

@@ -20,7 +20,7 @@
 
 #include "umd_kunit.h"
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
 #define MAX_MSG		65536
 #define MAX_PAYLOAD	(MAX_MSG - sizeof(struct umd_msg))

@@ -179,7 +179,7 @@ static int bpfilter_take_over(struct sock *sk, u8 pf,
 	struct ipt_replace *initial;
 	int err;
 
-	if (IS_ENABLED(CONFIG_IP6_NF_IPTABLES) && pf == NFPROTO_IPV6)
+	if (IS_ENABLED(CONFIG_IP6_NF_IPTABLES_LEGACY) && pf == NFPROTO_IPV6)
 		initial = ip6t_alloc_initial_table(info);
 	else
 		initial = ipt_alloc_initial_table(info);
@@ -412,7 +412,7 @@ static int bpfilter_replace(struct sock *sk, u8 pf, sockptr_t optval,
 		return -ENOMEM;
 	tmp.name[sizeof(tmp.name) - 1] = '\0';
 
-	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	new = kzalloc_obj(*new, GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return -ENOMEM;
 	new->len = sizeof(struct bpfilter_req) + sizeof(tmp) + tmp.size;
@@ -528,7 +528,7 @@ static int bpfilter_compat_get(struct sock *sk, u8 pf, int optname,
 /* ip6tables options go to ip_tables' stub when ip6_tables is not built. */
 static bool bpfilter_serves(u8 pf)
 {
-	return pf == NFPROTO_IPV4 || IS_ENABLED(CONFIG_IP6_NF_IPTABLES);
+	return pf == NFPROTO_IPV4 || IS_ENABLED(CONFIG_IP6_NF_IPTABLES_LEGACY);
 }
 
 /**

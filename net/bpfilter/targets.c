@@ -217,9 +217,9 @@ __bpf_kfunc int bpfilter_match(struct sk_buff *skb,
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(bpfilter_kfunc_ids)
-BTF_ID_FLAGS(func, bpfilter_reject, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpfilter_log, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpfilter_match, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpfilter_reject)
+BTF_ID_FLAGS(func, bpfilter_log)
+BTF_ID_FLAGS(func, bpfilter_match)
 BTF_KFUNCS_END(bpfilter_kfunc_ids)
 
 static const struct btf_kfunc_id_set bpfilter_kfunc_set = {

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 #include <linux/bpf.h>
-#include "linux/filter.h"
+#include "include/linux/filter.h"
 
 /*
  * Registers: r6-r8 hold what the whole program uses, r0-r5 are scratch

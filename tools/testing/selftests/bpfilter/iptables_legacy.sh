@@ -46,6 +46,11 @@ for tool in iptables-legacy ip6tables-legacy iptables-legacy-save ip ${PY}; do
 done
 
 trap cleanup EXIT
+# The interface is the same with bpfilter and with ip_tables alone: test
+# bpfilter where the kernel has it, unless BPFILTER_MODE=ip_tables.
+if [ "${BPFILTER_MODE:-bpfilter}" != ip_tables ]; then
+	modprobe -q bpfilter || echo "# no bpfilter module: ip_tables alone"
+fi
 setup_ns client server || exit "$ksft_skip"
 
 ip link add veth0 netns "$client" type veth peer name veth0 netns "$server" ||

@@ -69,13 +69,23 @@ need_tools()
 	done
 }
 
-# detect_mode NS: sets $mode to "bpfilter" when the module is loaded (it
-# shows /proc/net/bpfilter in every namespace), else "ip_tables".
+# detect_mode NS: the mode under test, in $mode. The tests are of
+# bpfilter, which they load if it is not (a kernel without it skips),
+# unless BPFILTER_MODE=ip_tables: then bpfilter must not be loaded. The
+# module shows /proc/net/bpfilter in every namespace.
 detect_mode()
 {
-	mode=ip_tables
-	if ip netns exec "$1" test -e /proc/net/bpfilter; then
+	if [ "${BPFILTER_MODE:-bpfilter}" = ip_tables ]; then
+		if ip netns exec "$1" test -e /proc/net/bpfilter; then
+			echo "FAIL: BPFILTER_MODE=ip_tables, but bpfilter is loaded"
+			exit 1
+		fi
+		mode=ip_tables
+	elif ip netns exec "$1" test -e /proc/net/bpfilter || modprobe -q bpfilter; then
 		mode=bpfilter
+	else
+		skip "this kernel has no bpfilter module (CONFIG_BPFILTER_UMH)"
+		exit "$ksft_skip"
 	fi
 	echo "# mode: $mode"
 }

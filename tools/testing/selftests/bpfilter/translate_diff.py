@@ -17,6 +17,7 @@ Usage: translate_diff.py [TABLES [SEED [PACKETS]]], for each family.
 import ctypes
 import os
 import random
+import re
 import socket
 import struct
 import subprocess
@@ -447,6 +448,12 @@ def save(ns, v6):
             if not line.startswith('#') and 'zzz' not in line]
 
 
+def packets(lines):
+    """The packets a table counted: its policies' and its rules'."""
+    return sum(int(m.group(1)) for line in lines
+               for m in re.finditer(r'\[(\d+):\d+\]', line))
+
+
 def owner(ns, v6):
     fam = 'ipv6' if v6 else 'ipv4'
     with netns(ns), open('/proc/net/bpfilter') as f:
@@ -486,6 +493,11 @@ def run(v6, tables, seed, npkts, senders):
             for a, b in zip(*got):
                 if a != b:
                     print(f'# bpfilter: {a}\n# ip_tables: {b}')
+        elif not packets(got[0]):
+            # Equal because nothing arrived: the setup is broken.
+            failed += 1
+            print(f'# table {i} (IPv{6 if v6 else 4}): no packet reached '
+                  'either table')
     return failed
 
 
@@ -493,8 +505,14 @@ def main():
     tables = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     npkts = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    if os.environ.get('BPFILTER_MODE') == 'ip_tables':
+        print('SKIP: BPFILTER_MODE=ip_tables, and this test compares '
+              'bpfilter with ip_tables')
+        return KSFT_SKIP
     if not os.path.exists('/proc/net/bpfilter'):
-        print('SKIP: bpfilter is not loaded')
+        subprocess.run(['modprobe', '-q', 'bpfilter'])
+    if not os.path.exists('/proc/net/bpfilter'):
+        print('SKIP: this kernel has no bpfilter module (CONFIG_BPFILTER_UMH)')
         return KSFT_SKIP
     cleanup()
     try:
