@@ -148,50 +148,104 @@ check_mirror() {
 	return $bad
 }
 
+# Sub-series: the series is posted in parts of at most 15 patches, each
+# with a cover letter, in directories of patches/ (NAME/0000-cover-letter.patch
+# ...), the series file listing them in order. In the developer tree,
+# branch.$WORK_BRANCH.subseries holds "NAME SUBJECT" for each, SUBJECT
+# being that of its last patch (the last part takes what follows), and
+# branch.$WORK_BRANCH.cover-NAME its cover letter's subject and text. A
+# series in one directory (stable-6.12/) keeps its text as the branch
+# description.
+subseries_names() { series_patches | awk -F/ 'NF > 1 { print $1 }' | uniq; }
+
 # The developer tree: base + series as commits on branch "$WORK_BRANCH".
 cmd_setup() {
-	local c
+	local c n last k
 	[ "${1:-}" = --force ] || [ ! -e "$WORK/.git" ] ||
 		die "$WORK exists; ./build.sh setup --force discards it"
 	c=$(series_commit) || die "the series does not apply"
 	worktree "$WORK"
 	git -C "$WORK" reset -q --hard && git -C "$WORK" clean -qfdx
 	git -C "$WORK" checkout -q -B $WORK_BRANCH "$c" || die "checkout failed"
-	git -C "$WORK" config branch.$WORK_BRANCH.description "$(cover_description)"
+	git -C "$WORK" config --unset-all branch.$WORK_BRANCH.subseries
+	if [ -z "$(subseries_names)" ]; then
+		git -C "$WORK" config branch.$WORK_BRANCH.description \
+			"$(cover_description "$PATCHES/0000-cover-letter.patch")"
+	fi
+	for n in $(subseries_names); do
+		# The commits are the patches, in order: the Kth diff is the Kth commit.
+		k=$(series_diffs | grep -n "^$n/" | tail -1 | cut -d: -f1)
+		last=$(git -C "$WORK" log --reverse --format=%s "$BASE_BRANCH.." | sed -n "${k}p")
+		git -C "$WORK" config --add branch.$WORK_BRANCH.subseries "$n $last"
+		git -C "$WORK" config branch.$WORK_BRANCH.cover-$n \
+			"$(cover_description "$PATCHES/$n/0000-cover-letter.patch")"
+	done
 	log "developer tree: $WORK (branch $WORK_BRANCH, $(git -C "$WORK" rev-list --count "$BASE_BRANCH..") patches on $BASE_BRANCH)"
 	log "commit there, then ./build.sh export"
 }
 
-# The cover letter's subject and body, kept as the branch description.
+# cover_description LETTER: its subject and body, as the text to keep.
 cover_description() {
-	local cl=$PATCHES/0000-cover-letter.patch
+	local cl=$1
 	[ -r "$cl" ] || { echo "bpfilter: *** SUBJECT ***"; echo; echo "*** BLURB ***"; return; }
-	sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$cl" | head -1
+	awk '/^Subject: / { s = $0; sub(/^Subject: \[PATCH[^]]*\] /, "", s); on = 1; next }
+	     on && /^ / { s = s $0; next } on { print s; exit }' "$cl"
 	echo
 	# Body: from the first blank line after the headers to the shortlog.
 	awk 'body && /^[^ ].* \([0-9]+\):$/ { exit } body { print } /^$/ && !body { body = 1 }' "$cl" |
 		sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
 }
 
+# format_part FROM TO DIR [TEXT]: the patches FROM..TO into DIR, with a
+# cover letter of TEXT (else the branch description). --base names the
+# base and, for a later part, the patches of the parts before it.
+format_part() {
+	local from=$1 to=$2 dir=$3 text=${4:-} ref=$WORK_BRANCH
+	if [ -n "$text" ]; then
+		ref=export-part
+		git -C "$WORK" branch -f "$ref" "$to" &&
+			git -C "$WORK" config branch.$ref.description "$text" || return 1
+	fi
+	mkdir -p "$dir"
+	# The cover letter is signed by the author of the last patch.
+	GIT_COMMITTER_NAME=$(git -C "$WORK" log -1 --format=%an) \
+	GIT_COMMITTER_EMAIL=$(git -C "$WORK" log -1 --format=%ae) \
+		git -C "$WORK" format-patch -q -M --cover-letter --cover-from-description=subject \
+		--base="$BASE_BRANCH" --zero-commit -o "$dir" "$from..$ref"
+	local rc=$?
+	[ "$ref" = "$WORK_BRANCH" ] || git -C "$WORK" branch -q -D "$ref"
+	return $rc
+}
+
 cmd_export() {
 	[ -e "$WORK/.git" ] || die "no developer tree; run ./build.sh setup"
 	[ -z "$(git -C "$WORK" status --porcelain --untracked-files=no)" ] ||
 		die "$WORK has uncommitted changes"
-	local head n
+	local head n from to name subj parts
 	[ "$(git -C "$WORK" symbolic-ref -q --short HEAD)" = $WORK_BRANCH ] ||
 		die "$WORK: check out branch $WORK_BRANCH first"
 	head=$(git -C "$WORK" rev-parse HEAD)
 	n=$(git -C "$WORK" rev-list --count "$BASE_BRANCH..$head")
 	[ "$n" -gt 0 ] || die "no commits on top of $BASE_BRANCH in $WORK"
-	rm -f "$PATCHES"/*.patch
-	mkdir -p "$PATCHES"
-	# The cover letter is signed by the author of the last patch.
-	GIT_COMMITTER_NAME=$(git -C "$WORK" log -1 --format=%an) \
-	GIT_COMMITTER_EMAIL=$(git -C "$WORK" log -1 --format=%ae) \
-		git -C "$WORK" format-patch -q -M --cover-letter --cover-from-description=subject \
-		--base="$BASE_BRANCH" --zero-commit -o "$PATCHES" "$BASE_BRANCH..$WORK_BRANCH" ||
-		die "format-patch failed"
-	(cd "$PATCHES" && ls -1 ./*.patch | sed 's|^\./||' | sort) >"$SERIES"
+	rm -rf "$PATCHES" && mkdir -p "$PATCHES"
+	parts=$(git -C "$WORK" config --get-all branch.$WORK_BRANCH.subseries)
+	if [ -z "$parts" ]; then
+		format_part "$BASE_BRANCH" "$head" "$PATCHES" || die "format-patch failed"
+	else
+		from=$BASE_BRANCH
+		while read -r name subj; do
+			to=$(git -C "$WORK" log --reverse --format='%H %s' "$from..$head" |
+				awk -v s="$subj" 'substr($0, 42) == s { print $1; exit }')
+			# The last part takes every patch that follows.
+			[ "$name" = "$(tail -1 <<<"$parts" | cut -d' ' -f1)" ] && to=$head
+			[ -n "$to" ] || die "sub-series $name: no patch \"$subj\" after $from"
+			format_part "$from" "$to" "$PATCHES/$name" \
+				"$(git -C "$WORK" config branch.$WORK_BRANCH.cover-$name)" ||
+				die "format-patch of $name failed"
+			from=$to
+		done <<<"$parts"
+	fi
+	(cd "$PATCHES" && find . -name '*.patch' | sed 's|^\./||' | sort) >"$SERIES"
 	git_base update-ref "refs/series/$(series_hash)" "$head"
 	if has_mirror; then
 		write_mirror "$head"

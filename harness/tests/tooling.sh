@@ -86,7 +86,8 @@ tooling_fold() {
 	    ./build.sh fold >/dev/null 2>&1 &&
 	    ./build.sh check >/dev/null 2>&1) &&
 	   grep -q '^+# folded by the tooling test' "$dir/patches/"*.patch &&
-	   [ "$(ls "$dir/patches" | wc -l)" = "$(ls "$PATCHES" | wc -l)" ]; then
+	   [ "$(find "$dir/patches" -name '*.patch' | wc -l)" = \
+	     "$(find "$PATCHES" -name '*.patch' | wc -l)" ]; then
 		rc=0
 	else
 		echo "  fold did not carry the edit into the series"

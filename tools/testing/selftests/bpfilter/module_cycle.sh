@@ -55,7 +55,8 @@ echo "# bpfilter loaded at the start: $was_loaded"
 # Namespaces of earlier tests may still be going away, holding the module.
 # A module still held after that leaks a reference: fail, not skip.
 if ! slowwait 60 unused; then
-	echo "FAIL: bpfilter still in use 60 s after the earlier tests (refcnt $(cat /sys/module/bpfilter/refcnt))"
+	echo "FAIL: bpfilter still in use 60 s after the earlier tests" \
+		"(refcnt $(cat /sys/module/bpfilter/refcnt))"
 	exit 1
 fi
 
