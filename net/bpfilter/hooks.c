@@ -6,7 +6,8 @@
  * program, so the rules stay in force whatever becomes of the helper.
  * A new table replaces the program pointer at once: a packet runs the
  * whole old program or the whole new one. bpf_nf_link_update() cannot do
- * that in 6.12, hence hooks of our own rather than BPF netfilter links.
+ * that (it returns -EOPNOTSUPP), hence hooks of our own rather than BPF
+ * netfilter links.
  *
  * The counters are the program's per-CPU array of struct xt_counters,
  * read and added to from here; the helper says which element is each
