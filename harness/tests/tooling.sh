@@ -85,7 +85,7 @@ tooling_fold() {
 	    CHECK_PATCHES='*-selftests-bpfilter-test-the-*' &&
 	    ./build.sh fold >/dev/null 2>&1 &&
 	    ./build.sh check >/dev/null 2>&1) &&
-	   grep -q '^+# folded by the tooling test' "$dir/patches/"*.patch &&
+	   grep -rq --include='*.patch' '^+# folded by the tooling test' "$dir/patches" &&
 	   [ "$(find "$dir/patches" -name '*.patch' | wc -l)" = \
 	     "$(find "$PATCHES" -name '*.patch' | wc -l)" ]; then
 		rc=0
