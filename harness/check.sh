@@ -90,8 +90,11 @@ check_kerneldoc() {
 }
 
 # check --bisect: build after each patch in a tree of its own.
+# The tree and its build directory sit as src/ and out/kernel/ do, so that
+# ccache (whose base directory is the cache) finds the main build's
+# objects for every file a patch does not change.
 check_bisect() {
-	local tree=$BCACHE/bisect kout=$OUT/bisect c rc t
+	local tree=$BCACHE-bisect/src kout=$BCACHE-bisect/out/kernel c rc t
 	worktree "$tree"
 	mkdir -p "$kout"
 	[ -r "$KOUT/.config" ] || die "build the kernel first"

@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -43,8 +44,8 @@ static_assert(IPT_SO_GET_ENTRIES == IP6T_SO_GET_ENTRIES, "");
 			 (1 << NF_INET_LOCAL_OUT))
 #define STD_TARGET	XT_ALIGN(sizeof(struct xt_standard_target))
 #define ERR_TARGET	XT_ALIGN(sizeof(struct xt_error_target))
-#define MAX_ENTRIES	8
-#define BLOB_MAX	4096
+#define MAX_ENTRIES	40
+#define BLOB_MAX	16384
 
 /* A table under construction: a flat blob and the offsets of its entries. */
 struct blob {
@@ -732,6 +733,109 @@ TEST_F_TIMEOUT(cycle, netns, 540)
 	EXPECT_LT(after - before, 1024)
 		TH_LOG("helper RSS %ld KiB after 100 cycles, %ld after 500",
 		       before, after);
+}
+
+#define WRITERS		4
+#define APPENDS		8
+
+/* One of WRITERS threads, each appending APPENDS rules to INPUT. */
+struct writer {
+	pthread_t thread;
+	int family;
+	int level;
+	size_t iphdr;
+	size_t ehdr;
+	int err;		/* the first error other than -EAGAIN */
+	int retries;		/* replaces refused with -EAGAIN */
+};
+
+/*
+ * What iptables does for -A, without its lock: read the number of
+ * entries, send the table with one rule more, with num_counters for the
+ * table read. A replace that lost the race (another writer changed the
+ * table in between) gets -EAGAIN and reads again.
+ */
+static void *append_rules(void *arg)
+{
+	struct ipt_replace *r = calloc(1, sizeof(*r) + BLOB_MAX);
+	struct blob *b = calloc(1, sizeof(*b));
+	struct writer *w = arg;
+	struct ipt_getinfo info;
+	unsigned int i, rules;
+	int fd, done = 0;
+
+	fd = socket(w->family, SOCK_RAW, IPPROTO_RAW);
+	if (fd < 0 || !r || !b) {
+		w->err = -ENOMEM;
+		goto out;
+	}
+	b->iphdr = w->iphdr;
+	b->ehdr = w->ehdr;
+	while (done < APPENDS) {
+		w->err = get_info(fd, w->level, "filter", &info);
+		if (w->err)
+			break;
+		/* INPUT's rules, then three policies and the ERROR entry. */
+		rules = info.num_entries - 4 + 1;
+		if (rules + 4 > MAX_ENTRIES) {
+			w->err = -E2BIG;
+			break;
+		}
+		b->size = 0;
+		b->num = 0;
+		for (i = 0; i < rules; i++)
+			add_standard(b, VERDICT(NF_ACCEPT));
+		add_standard(b, VERDICT(NF_ACCEPT));
+		add_standard(b, VERDICT(NF_ACCEPT));
+		add_standard(b, VERDICT(NF_ACCEPT));
+		add_error(b, XT_ERROR_TARGET);
+		set_hooks(b, 0, rules, rules + 1, rules + 2);
+		fill_replace(r, b, info.num_entries);
+		w->err = set_replace(fd, w->level, r, sizeof(*r) + b->size);
+		if (w->err == -EAGAIN) {
+			w->retries++;
+			continue;
+		}
+		if (w->err)
+			break;
+		done++;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	free(r);
+	return NULL;
+}
+
+/*
+ * Writers that do not take iptables' lock: the kernel sees their replaces
+ * at once, and must take each whole or refuse it with -EAGAIN, so that
+ * every rule appended is there at the end.
+ */
+TEST_F(filter, concurrent_replaces)
+{
+	struct writer w[WRITERS] = {};
+	struct ipt_getinfo info;
+	int i, retries = 0;
+
+	for (i = 0; i < WRITERS; i++) {
+		w[i].family = variant->family;
+		w[i].level = variant->level;
+		w[i].iphdr = variant->iphdr;
+		w[i].ehdr = variant->ehdr;
+		ASSERT_EQ(0, pthread_create(&w[i].thread, NULL, append_rules, &w[i]));
+	}
+	for (i = 0; i < WRITERS; i++) {
+		pthread_join(w[i].thread, NULL);
+		EXPECT_EQ(0, w[i].err) TH_LOG("writer %d: %s", i, strerror(-w[i].err));
+		retries += w[i].retries;
+	}
+	ASSERT_EQ(0, get_info(self->fd, self->level, "filter", &info));
+	EXPECT_EQ(4 + WRITERS * APPENDS, info.num_entries)
+		TH_LOG("%d rules appended, %u in the table",
+		       WRITERS * APPENDS, info.num_entries - 4);
+	TH_LOG("%d replaces refused with EAGAIN and sent again", retries);
 }
 
 /*
