@@ -90,6 +90,7 @@ run_kselftests() {
 	local log=$OUT/kselftest.log rc
 	log "run kselftests in the guest, with and without bpfilter ..."
 	vm_run --share "$KSELFTEST" --timeout "${KSFT_TIMEOUT:-4800}" -- sh -c '
+		export TRANSLATE_DIFF_TABLES=$2
 		echo "bpfilter-mode: bpfilter"
 		[ ! -d /sys/module/bpfilter ] || echo "not ok 0 bpfilter loaded before the tests"
 		"$1/run_kselftest.sh"
@@ -104,7 +105,7 @@ run_kselftests() {
 			[ $i -lt 60 ] || { echo "not ok 0 rmmod bpfilter"; break; }
 			sleep 1
 		done
-		"$1/run_kselftest.sh"' sh "$KSELFTEST" >"$log" 2>"$log.err"
+		"$1/run_kselftest.sh"' sh "$KSELFTEST" "$TRANSLATE_DIFF_TABLES" >"$log" 2>"$log.err"
 	rc=$?
 	parse_tap "$log"
 	grep -qE '^(not )?ok [0-9]+ ' "$log" || result "kselftests reported results" 1
@@ -149,15 +150,19 @@ run_kunit() {
 }
 
 # CI's share of the randomized runs, and --long's (before an issue is
-# resolved). An explicit VALIDATE_BLOBS, TRANSLATE_TABLES, FUZZ_SECONDS
-# wins.
+# resolved): on the host, blobs validated, tables compiled, seconds of
+# fuzzing; in the guest, the tables of translate_diff.py (2 x 4.5 min at
+# 100). An explicit VALIDATE_BLOBS, TRANSLATE_TABLES, FUZZ_SECONDS or
+# TRANSLATE_DIFF_TABLES wins.
 test_sizes() {
 	if [ "${1:-}" = --long ]; then
 		: "${VALIDATE_BLOBS:=100000}" "${TRANSLATE_TABLES:=2000}" "${FUZZ_SECONDS:=600}"
+		: "${TRANSLATE_DIFF_TABLES:=200}"
 	else
 		: "${VALIDATE_BLOBS:=20000}" "${TRANSLATE_TABLES:=500}" "${FUZZ_SECONDS:=30}"
+		: "${TRANSLATE_DIFF_TABLES:=40}"
 	fi
-	export VALIDATE_BLOBS TRANSLATE_TABLES FUZZ_SECONDS
+	export VALIDATE_BLOBS TRANSLATE_TABLES FUZZ_SECONDS TRANSLATE_DIFF_TABLES
 }
 
 cmd_test() {
@@ -167,7 +172,8 @@ cmd_test() {
 	*) die "test: unknown option $1" ;;
 	esac
 	log "base $BASE${BASE_TREE:+ ($BASE_TAG of $BASE_TREE)}; ${1:-CI} sizes:" \
-		"$VALIDATE_BLOBS blobs, $TRANSLATE_TABLES tables, $FUZZ_SECONDS s of fuzzing"
+		"$VALIDATE_BLOBS blobs, $TRANSLATE_TABLES tables, $FUZZ_SECONDS s of fuzzing;" \
+		"$TRANSLATE_DIFF_TABLES tables in the guest"
 	cmd_deps
 	ensure_base
 	mkdir -p "$OUT"

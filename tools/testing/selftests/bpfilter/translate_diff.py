@@ -12,7 +12,8 @@ Some chains begin with 16 to 40 simple rules, most of a few shapes
 (addresses, ports, interfaces, states; jumps and gotos among verdicts),
 which bpfilter's classifier serves with hash lookups rather than code.
 
-Usage: translate_diff.py [TABLES [SEED [PACKETS]]], for each family.
+Usage: translate_diff.py [TABLES [SEED [PACKETS]]], for each family; TABLES
+is $TRANSLATE_DIFF_TABLES when not given, else 100.
 """
 import ctypes
 import os
@@ -502,7 +503,8 @@ def run(v6, tables, seed, npkts, senders):
 
 
 def main():
-    tables = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    tables = int(sys.argv[1] if len(sys.argv) > 1 else
+                 os.environ.get('TRANSLATE_DIFF_TABLES', 100))
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     npkts = int(sys.argv[3]) if len(sys.argv) > 3 else 200
     if os.environ.get('BPFILTER_MODE') == 'ip_tables':
