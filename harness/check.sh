@@ -140,14 +140,20 @@ compile_touched() {
 	return "${PIPESTATUS[0]}"
 }
 
+# check_applies: the series applies to the pristine base, in the am tree.
+check_applies() {
+	local out
+	worktree "$AMTREE"
+	out=$(am_series "$AMTREE" 2>&1)
+	result "series applies with git am --whitespace=error-all on $BASE" $?
+	[ -z "$out" ] || echo "$out" | sed 's/^/  /'
+}
+
 # ./build.sh compile: the series applies to this base and its files compile.
 cmd_compile() {
-	CHECK_PASS=0 CHECK_FAIL=0
-	worktree "$AMTREE"
 	local out
-	out=$(am_series "$AMTREE" 2>&1)
-	result "$BASE series applies with git am --whitespace=error-all" $?
-	[ -z "$out" ] || echo "$out" | sed 's/^/  /'
+	CHECK_PASS=0 CHECK_FAIL=0
+	check_applies
 	if [ $CHECK_FAIL = 0 ]; then
 		out=$(compile_touched 2>&1)
 		result "$BASE series: every kernel file it touches compiles" $?
@@ -165,14 +171,10 @@ check_backport() {
 }
 
 cmd_check() {
-	local bisect=0 c
+	local bisect=0 c out
 	[ "${1:-}" = --bisect ] && bisect=1
 	CHECK_PASS=0 CHECK_FAIL=0
-	worktree "$AMTREE"
-	local out
-	out=$(am_series "$AMTREE" 2>&1)
-	result "series applies with git am --whitespace=error-all on $BASE_BRANCH" $?
-	[ -z "$out" ] || echo "$out" | sed 's/^/  /'
+	check_applies
 	if [ $CHECK_FAIL = 0 ]; then
 		c=$(git -C "$AMTREE" rev-parse HEAD)
 		if has_mirror; then
