@@ -90,6 +90,8 @@ ensure_base() {
 		what="$BASE_TAG of $BASE_TREE"
 	else
 		deb=$(fetch_base_pkg) || die "cannot fetch $BASE_PKG"
+		# The package may be another than the pinned one: see fetch_base_pkg.
+		BASE_PKG=$(dpkg-deb -f "$deb" Package)
 		what="$BASE_PKG $(dpkg-deb -f "$deb" Version)"
 	fi
 	rm -rf "$SRC" && mkdir -p "$SRC" || die "cannot create $SRC"
@@ -154,13 +156,26 @@ base_versions() {
 	apt_cache_private madison "$BASE_PKG" 2>/dev/null | awk -F' [|] ' '{ print $2 }'
 }
 
-# newer_base_warning: say so when the archive has a newer $BASE_PKG.
+# newest_source_pkg: the archive's linux-source-X.Y of the highest X.Y
+# (after base_versions has read the lists).
+newest_source_pkg() {
+	apt_cache_private pkgnames linux-source- 2>/dev/null |
+		grep -E '^linux-source-[0-9]+\.[0-9]+$' | sort -V | tail -1
+}
+
+# newer_base_warning: say so when the archive has a newer $BASE_PKG or,
+# for mainline, a newer mainline kernel.
 newer_base_warning() {
 	[ -z "$BASE_TREE" ] || return 0
-	local newest
+	local newest pkg
 	newest=$(base_versions | head -1)
 	if [ -n "$newest" ] && dpkg --compare-versions "$newest" gt "$BASE_VERSION"; then
 		log "warning: the archive has $BASE_PKG $newest, newer than the series' base $BASE_VERSION"
+	fi
+	pkg=$(newest_source_pkg)
+	if [ "$BASE" = mainline ] && [ -n "$pkg" ] && [ "$pkg" != "$BASE_PKG" ] &&
+	   [ "$(printf '%s\n' "$pkg" "$BASE_PKG" | sort -V | tail -1)" = "$pkg" ]; then
+		log "warning: the archive has $pkg, a newer mainline than the series' base $BASE_PKG"
 	fi
 }
 
@@ -172,6 +187,12 @@ fetch_base_pkg() {
 	deb=$APT_DIR/archives/${BASE_PKG}_${BASE_VERSION}_all.deb
 	[ -r "$deb" ] && { echo "$deb"; return 0; }
 	versions=$(base_versions)
+	if [ -z "$versions" ] && [ "$BASE" = mainline ] && [ -n "$(newest_source_pkg)" ]; then
+		log "WARNING: the archive no longer has $BASE_PKG, the series' base."
+		BASE_PKG=$(newest_source_pkg)
+		log "WARNING: taking $BASE_PKG instead: the series may not apply."
+		versions=$(base_versions)
+	fi
 	[ -n "$versions" ] || { log "the archive has no $BASE_PKG"; return 1; }
 	if ! grep -qxF -- "$BASE_VERSION" <<<"$versions"; then
 		log "WARNING: the archive no longer has $BASE_PKG $BASE_VERSION, the series' base."
