@@ -104,8 +104,7 @@ check_bisect() {
 		# (a KUnit suite, say) must be built once its patch adds it.
 		cp "$KOUT/.config" "$kout/.config" &&
 		git -C "$tree" checkout -q -f --detach "$c" &&
-		make -s -C "$tree" O="$kout" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" \
-			olddefconfig bzImage modules >"$kout/build.log" 2>&1
+		kmake_at "$tree" "$kout" olddefconfig bzImage modules >"$kout/build.log" 2>&1
 		rc=$?
 		[ $rc = 0 ] || tail -n 20 "$kout/build.log" | sed 's/^/  /'
 		result "builds after: $(git -C "$tree" log -1 --format=%s "$c") ($(($(date +%s) - t))s)" $rc
@@ -134,9 +133,8 @@ compile_touched() {
 		done | sort -u)
 	[ -n "$targets" ] || { echo "no kernel file to compile"; return 1; }
 	# The helper includes the uapi headers of usr/include: install first.
-	{ make -s -C "$AMTREE" O="$kout" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" headers &&
-	  make -s -C "$AMTREE" O="$kout" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" $targets
-	} 2>&1 | tail -n 30
+	{ kmake_at "$AMTREE" "$kout" headers && kmake_at "$AMTREE" "$kout" $targets; } 2>&1 |
+		tail -n 30
 	return "${PIPESTATUS[0]}"
 }
 

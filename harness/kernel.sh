@@ -6,9 +6,14 @@ KOUT=$OUT/kernel
 KSELFTEST=$OUT/kselftest	# installed selftests (run_kselftest.sh)
 MODROOT=$OUT/modroot		# INSTALL_MOD_PATH; the guest mounts its lib/modules
 
-kmake() {
-	make -s -C "$SRC" O="$KOUT" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+# kmake_at TREE KOUT ARGS...: make in TREE, built into KOUT, with ccache.
+kmake_at() {
+	local tree=$1 kout=$2
+	shift 2
+	make -s -C "$tree" O="$kout" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }
+
+kmake() { kmake_at "$SRC" "$KOUT" "$@"; }
 
 # config_fragments [TREE]: the harness' fragments and the tests' config.
 config_fragments() {
@@ -47,10 +52,10 @@ configure_kernel() {
 	mkdir -p "$kout"
 	hash=$(cat $(config_fragments "$tree") "$tree/Makefile" | sha1sum | cut -c1-16)
 	[ -r "$kout/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return 0
-	make -s -C "$tree" O="$kout" tinyconfig >/dev/null &&
+	kmake_at "$tree" "$kout" tinyconfig >/dev/null &&
 	"$tree/scripts/kconfig/merge_config.sh" -m -O "$kout" "$kout/.config" \
 		$(config_fragments "$tree") >/dev/null &&
-	make -s -C "$tree" O="$kout" olddefconfig >/dev/null || die "kernel configuration failed"
+	kmake_at "$tree" "$kout" olddefconfig >/dev/null || die "kernel configuration failed"
 	verify_config "$kout" "$tree" || die "kernel configuration lacks options (see above)"
 	echo "$hash" >"$stamp"
 }

@@ -153,7 +153,8 @@ base_versions() {
 		apt_setup && apt_private update >/dev/null 2>&1 && touch "$stamp" ||
 			log "warning: apt-get update of the base's suites failed"
 	fi
-	apt_cache_private madison "$BASE_PKG" 2>/dev/null | awk -F' [|] ' '{ print $2 }'
+	# madison pads its columns: "  pkg |  version | source".
+	apt_cache_private madison "$BASE_PKG" 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }'
 }
 
 # newest_source_pkg: the archive's linux-source-X.Y of the highest X.Y
@@ -183,13 +184,14 @@ newer_base_warning() {
 # unpacks its .deb) and print the .deb's path. When the archive no longer
 # has the pinned version, take the newest, with a loud warning.
 fetch_base_pkg() {
-	local versions deb
+	local versions deb pkg
 	deb=$APT_DIR/archives/${BASE_PKG}_${BASE_VERSION}_all.deb
 	[ -r "$deb" ] && { echo "$deb"; return 0; }
 	versions=$(base_versions)
-	if [ -z "$versions" ] && [ "$BASE" = mainline ] && [ -n "$(newest_source_pkg)" ]; then
+	[ -n "$versions" ] || [ "$BASE" != mainline ] || pkg=$(newest_source_pkg)
+	if [ -n "$pkg" ]; then
 		log "WARNING: the archive no longer has $BASE_PKG, the series' base."
-		BASE_PKG=$(newest_source_pkg)
+		BASE_PKG=$pkg
 		log "WARNING: taking $BASE_PKG instead: the series may not apply."
 		versions=$(base_versions)
 	fi
