@@ -20,6 +20,7 @@ set -- "${args[@]}"
 . "$HARNESS/kernel.sh"
 . "$HARNESS/vm.sh"
 . "$HARNESS/check.sh"
+. "$HARNESS/backport.sh"
 . "$HARNESS/test.sh"
 . "$HARNESS/bench.sh"
 
@@ -31,7 +32,9 @@ usage: ./build.sh [--base mainline|6.12] [COMMAND]
   check [--bisect]  series applies, mirror equals series, checkpatch clean;
                 on mainline also: the 6.12 backport applies and compiles
   compile       the series applies and the files it touches compile
+  backport      regenerate the 6.12 backport (stable-6.12/) from the series
   deps          install the Debian packages the project needs
+  base          fetch and unpack the base kernel
   build [--work]  apply the series (or take the developer tree's HEAD)
                 and build kernel, modules, selftests
   fuzz [SECONDS [JOBS]]  libFuzzer on the helper's blob validator (0: forever)
@@ -53,7 +56,10 @@ main() {
 	test)	cmd_test "$@" ;;
 	check)	cmd_deps && ensure_base && cmd_check "$@" ;;
 	compile) cmd_deps >/dev/null && ensure_base && cmd_compile ;;
+	backport) [ "$BASE" = 6.12 ] || exec env BPFILTER_BASE=6.12 "$0" backport
+		ensure_base && cmd_backport ;;
 	deps)	cmd_deps ;;
+	base)	ensure_base ;;
 	build)	ensure_base && cmd_build "$@" ;;
 	bench)	cmd_deps && ensure_base && cmd_build && cmd_bench "$@" ;;
 	fuzz)	ensure_base && sync_src && BPFILTER_TREE=$SRC "$HARNESS/validate/fuzz.sh" "$@" ;;

@@ -151,6 +151,11 @@ check_applies() {
 cmd_compile() {
 	local out
 	CHECK_PASS=0 CHECK_FAIL=0
+	if [ "$BASE" = 6.12 ] && [ -z "$BASE_TREE" ]; then
+		out=$(check_backport_fresh 2>&1)
+		result "6.12 backport is what the mainline series generates" $?
+		[ -z "$out" ] || echo "$out" | sed 's/^/  /'
+	fi
 	check_applies
 	if [ $CHECK_FAIL = 0 ]; then
 		out=$(compile_touched 2>&1)
