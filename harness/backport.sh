@@ -70,7 +70,7 @@ bp_generate() {
 	rm -rf "$dir/patches" && mkdir -p "$dir/patches" || return 1
 	GIT_COMMITTER_NAME=$(git -C "$tree" log -1 --format=%an) \
 	GIT_COMMITTER_EMAIL=$(git -C "$tree" log -1 --format=%ae) \
-		git -C "$tree" format-patch -q -M --cover-letter --cover-from-description=subject \
+		git -C "$tree" format-patch -q -M --abbrev=9 --cover-letter --cover-from-description=subject \
 		--base="$BASE_BRANCH" --zero-commit -o "$dir/patches" "$BASE_BRANCH..backport" || return 1
 	# The cover letter's date is the last patch's: the output is the
 	# same on every run, so check can compare it.

@@ -210,7 +210,7 @@ format_part() {
 	# The cover letter is signed by the author of the last patch.
 	GIT_COMMITTER_NAME=$(git -C "$WORK" log -1 --format=%an) \
 	GIT_COMMITTER_EMAIL=$(git -C "$WORK" log -1 --format=%ae) \
-		git -C "$WORK" format-patch -q -M --cover-letter --cover-from-description=subject \
+		git -C "$WORK" format-patch -q -M --abbrev=9 --cover-letter --cover-from-description=subject \
 		--base="$BASE_BRANCH" --zero-commit -o "$dir" "$from..$ref"
 	local rc=$?
 	[ "$ref" = "$WORK_BRANCH" ] || git -C "$WORK" branch -q -D "$ref"
