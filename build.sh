@@ -29,8 +29,9 @@ usage() {
 usage: ./build.sh [--base mainline|6.12] [COMMAND]
   (none)        install, build, boot and show bpfilter working
   test          every check and test; ends with "N passed, N failed"
-  check [--bisect]  series applies, mirror equals series, checkpatch clean;
-                on mainline also: the 6.12 backport applies and compiles
+  check [--bisect[=N]]  series applies, mirror equals series, checkpatch
+                clean; on mainline also: the 6.12 backport applies and
+                compiles; --bisect builds after every patch (from the Nth)
   compile       the series applies and the files it touches compile
   backport      regenerate the 6.12 backport (stable-6.12/) from the series
   deps          install the Debian packages the project needs

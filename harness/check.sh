@@ -89,16 +89,18 @@ check_kerneldoc() {
 	result "kernel-doc -none -Wall: no new warning in $n files" $bad
 }
 
-# check --bisect: build after each patch in a tree of its own.
+# check --bisect[=N]: build after each patch (from the Nth) in a tree of
+# its own. A start serves a series whose first patches were built as they
+# are, after a change to a later one.
 # The tree and its build directory sit as src/ and out/kernel/ do, so that
 # ccache (whose base directory is the cache) finds the main build's
 # objects for every file a patch does not change.
 check_bisect() {
-	local tree=$BCACHE-bisect/src kout=$BCACHE-bisect/out/kernel c rc t
+	local from=${1:-1} tree=$BCACHE-bisect/src kout=$BCACHE-bisect/out/kernel c rc t
 	worktree "$tree"
 	mkdir -p "$kout"
 	[ -r "$KOUT/.config" ] || die "build the kernel first"
-	for c in $(git -C "$AMTREE" rev-list --reverse "$BASE_BRANCH..HEAD"); do
+	for c in $(git -C "$AMTREE" rev-list --reverse "$BASE_BRANCH..HEAD" | tail -n +"$from"); do
 		t=$(date +%s)
 		# The full config each time: an option an earlier patch lacked
 		# (a KUnit suite, say) must be built once its patch adds it.
@@ -175,7 +177,10 @@ check_backport() {
 
 cmd_check() {
 	local bisect=0 c out
-	[ "${1:-}" = --bisect ] && bisect=1
+	case "${1:-}" in
+	--bisect) bisect=1 ;;
+	--bisect=[1-9]*) bisect=${1#--bisect=} ;;
+	esac
 	CHECK_PASS=0 CHECK_FAIL=0
 	check_applies
 	if [ $CHECK_FAIL = 0 ]; then
@@ -187,7 +192,7 @@ cmd_check() {
 		fi
 		check_checkpatch
 		check_kerneldoc "$c"
-		[ $bisect = 1 ] && check_bisect
+		[ "$bisect" = 0 ] || check_bisect "$bisect"
 	fi
 	[ "$BASE" != mainline ] || [ -n "$BASE_TREE" ] || [ -n "${CHECK_PATCHES+set}" ] ||
 		check_backport

@@ -35,6 +35,7 @@ enum {
  *	ACCEPT policies)
  * @prog: the program that enforces it, with its counters
  * @slot: for each entry, the index of its counter in the program's
+ *	counters map
  * @base: NULL, or for each entry what its counter had when the table
  *	took over the program from the one before: not the table's
  * @conntrack: it holds conntrack active in its namespace

@@ -278,10 +278,12 @@ int bpfilter_layout(struct bpfilter_table *t, struct bpf_prog *prog,
 {
 	struct bpf_map *map = bpfilter_counters(prog), *cls;
 	const u32 *slot = (const void *)(lay + 1);
+	const struct bpfilter_map_op *op;
+	const u8 *ops;
 	size_t size = 0;
 	u32 i;
 
-	if (len < sizeof(*lay) || lay->nslots != t->number ||
+	if (len < sizeof(*lay) || lay->reserved || lay->nslots != t->number ||
 	    (len - sizeof(*lay)) / sizeof(u32) < lay->nslots ||
 	    lay->nops > BPFILTER_MAX_OPS)
 		return -EPROTO;
@@ -296,6 +298,13 @@ int bpfilter_layout(struct bpfilter_table *t, struct bpf_prog *prog,
 	for (i = 0; i < lay->nslots; i++)
 		if (slot[i] >= map->max_entries)
 			return -EPROTO;
+	ops = (const u8 *)(slot + lay->nslots);
+	for (i = 0; i < lay->nops; i++) {
+		op = (const void *)(ops + i * size);
+		if (op->reserved ||
+		    op->flags & ~(BPFILTER_OP_DELETE | BPFILTER_OP_OLD))
+			return -EPROTO;
+	}
 	t->slot = kvmemdup(slot, lay->nslots * sizeof(u32), GFP_KERNEL_ACCOUNT);
 	return t->slot ? 0 : -ENOMEM;
 }
