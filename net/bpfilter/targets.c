@@ -17,6 +17,8 @@
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <linux/netfilter_ipv6/ip6t_REJECT.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
 #include <net/netfilter/nf_log.h>
 
 #include "bpfilter.h"
@@ -222,9 +224,34 @@ BTF_ID_FLAGS(func, bpfilter_log)
 BTF_ID_FLAGS(func, bpfilter_match)
 BTF_KFUNCS_END(bpfilter_kfunc_ids)
 
+/*
+ * Only the helper's programs may call the module: it trusts what they
+ * pass, and any other netfilter program could reject or log packets in
+ * bpfilter's name. The verifier calls this only while a program loads,
+ * in the bpf() call, so current is the loader. It is asked about every
+ * netfilter kfunc of our BTF, vmlinux's own when bpfilter is built in:
+ * those are not ours to refuse. It gates loading only: root can run a
+ * helper's program with BPF_PROG_TEST_RUN, so the kfuncs check what
+ * they are given all the same.
+ */
+static int bpfilter_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	int err = -EACCES;
+	struct pid *pid;
+
+	if (!btf_id_set8_contains(&bpfilter_kfunc_ids, kfunc_id))
+		return 0;
+	pid = umd_get_pid(&bpfilter.umd);
+	if (pid && pid == task_tgid(current))
+		err = 0;
+	put_pid(pid);
+	return err;
+}
+
 static const struct btf_kfunc_id_set bpfilter_kfunc_set = {
 	.owner = THIS_MODULE,
 	.set = &bpfilter_kfunc_ids,
+	.filter = bpfilter_kfunc_filter,
 };
 
 /**

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpfilter.ko's kfuncs run the kernel's targets and matches with data the
+ * module trusts, so only the programs its helper loads may call them. A
+ * netfilter program loaded by anyone else (here, root) that calls one is
+ * refused by the verifier. As a control, the same loader's program
+ * calling kfuncs that every program may call loads. That the helper's
+ * own programs may call them is tested by iptables_rules.sh (LOG and
+ * REJECT rules served by bpfilter).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+
+#include "../kselftest_harness.h"
+
+#define LOG_SIZE	65536
+
+/* A BTF file of /sys/kernel/btf; a module's is split BTF over vmlinux's. */
+struct btf_file {
+	unsigned char *data;
+	size_t len;
+	const struct btf_header *hdr;
+	const struct btf_file *base;	/* vmlinux's, for a module's */
+	unsigned int ntypes;		/* types of this file, not of its base */
+};
+
+static long btf_walk(struct btf_file *f, const char *name);
+
+/* Reads @path and counts its types, or returns a negative errno. */
+static int read_btf(const char *path, struct btf_file *f,
+		    const struct btf_file *base)
+{
+	size_t cap = 1 << 20;
+	unsigned char *p;
+	ssize_t n;
+	int fd;
+
+	memset(f, 0, sizeof(*f));
+	f->base = base;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	f->data = malloc(cap);
+	while (f->data && (n = read(fd, f->data + f->len, cap - f->len)) > 0) {
+		f->len += n;
+		if (f->len < cap)
+			continue;
+		p = realloc(f->data, cap *= 2);
+		if (!p)
+			free(f->data);
+		f->data = p;
+	}
+	close(fd);
+	if (!f->data || f->len < sizeof(*f->hdr))
+		return -EINVAL;
+	f->hdr = (const void *)f->data;
+	if (f->hdr->magic != BTF_MAGIC ||
+	    (size_t)f->hdr->hdr_len + f->hdr->type_off + f->hdr->type_len > f->len ||
+	    (size_t)f->hdr->hdr_len + f->hdr->str_off + f->hdr->str_len > f->len)
+		return -EINVAL;
+	return btf_walk(f, NULL) < 0 ? -EINVAL : 0;
+}
+
+/* What follows a struct btf_type of each kind, or -1 for a kind unknown. */
+static long btf_extra(const struct btf_type *t)
+{
+	unsigned int vlen = BTF_INFO_VLEN(t->info);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_DATASEC:
+	case BTF_KIND_ENUM64:
+		return vlen * 12L;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_FUNC_PROTO:
+		return vlen * 8L;
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * The id of the function @name in @f (a module's ids follow vmlinux's),
+ * 0 if absent, -1 if @f cannot be walked (a kind this test does not
+ * know); counts the types of @f on the way.
+ */
+static long btf_walk(struct btf_file *f, const char *name)
+{
+	const unsigned char *p = f->data + f->hdr->hdr_len + f->hdr->type_off;
+	const unsigned char *end = p + f->hdr->type_len;
+	const char *strs = (const char *)f->data + f->hdr->hdr_len + f->hdr->str_off;
+	unsigned int first = f->base ? f->base->ntypes + 1 : 1;
+	unsigned int str0 = f->base ? f->base->hdr->str_len : 0;
+	long id = 0, extra;
+
+	f->ntypes = 0;
+	while (p + sizeof(struct btf_type) <= end) {
+		const struct btf_type *t = (const void *)p;
+
+		extra = btf_extra(t);
+		if (extra < 0)
+			return -1;
+		/* Our names are in @f's strings, not in its base's. */
+		if (name && !id && BTF_INFO_KIND(t->info) == BTF_KIND_FUNC &&
+		    t->name_off >= str0 && t->name_off - str0 < f->hdr->str_len &&
+		    !strcmp(strs + t->name_off - str0, name))
+			id = first + f->ntypes;
+		f->ntypes++;
+		p += sizeof(*t) + extra;
+	}
+	return p == end ? id : -1;
+}
+
+static int sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+/* An fd of the loaded BTF object named @name, or a negative errno. */
+static int btf_fd_of(const char *name)
+{
+	union bpf_attr attr;
+	struct bpf_btf_info info;
+	char buf[64];
+	__u32 id = 0;
+	int fd;
+
+	for (;;) {
+		memset(&attr, 0, sizeof(attr));
+		attr.start_id = id;
+		if (sys_bpf(BPF_BTF_GET_NEXT_ID, &attr))
+			return -errno;
+		id = attr.next_id;
+		memset(&attr, 0, sizeof(attr));
+		attr.btf_id = id;
+		fd = sys_bpf(BPF_BTF_GET_FD_BY_ID, &attr);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		memset(buf, 0, sizeof(buf));
+		info.name = (__u64)(unsigned long)buf;
+		info.name_len = sizeof(buf);
+		memset(&attr, 0, sizeof(attr));
+		attr.info.bpf_fd = fd;
+		attr.info.info_len = sizeof(info);
+		attr.info.info = (__u64)(unsigned long)&info;
+		if (!sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) &&
+		    info.kernel_btf && !strcmp(buf, name))
+			return fd;
+		close(fd);
+	}
+}
+
+#define INSN(c, d, s, o, i) \
+	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
+			    .off = (o), .imm = (i) })
+#define LDX_DW(d, s, o)	INSN(BPF_LDX | BPF_MEM | BPF_DW, d, s, o, 0)
+#define MOV_IMM(d, i)	INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define MOV_REG(d, s)	INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define KFUNC(id, o)	INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, o, id)
+#define EXIT()		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+
+/* struct bpf_nf_ctx: the hook state, then the packet. */
+#define CTX_STATE	0
+#define CTX_SKB		8
+
+/*
+ * Load a filter-hook program that calls kfunc @id (of the BTF in
+ * fd_array[@off], 0 for vmlinux) with (skb, state, 0, 0, 0) or, if @id2
+ * is not 0, calls @id then @id2 with nothing; the verifier's log goes to
+ * @log.
+ */
+static int load(int btf_fd, long id, short off, long id2, char *log)
+{
+	struct bpf_insn insns[] = {
+		MOV_REG(BPF_REG_6, BPF_REG_1),
+		LDX_DW(BPF_REG_1, BPF_REG_6, CTX_SKB),
+		LDX_DW(BPF_REG_2, BPF_REG_6, CTX_STATE),
+		MOV_IMM(BPF_REG_3, 0),
+		MOV_IMM(BPF_REG_4, 0),
+		MOV_IMM(BPF_REG_5, 0),
+		KFUNC(id, off),
+		MOV_IMM(BPF_REG_0, 1),	/* NF_ACCEPT */
+		EXIT(),
+	};
+	struct bpf_insn pair[] = {
+		KFUNC(id, off),
+		KFUNC(id2, off),
+		MOV_IMM(BPF_REG_0, 1),
+		EXIT(),
+	};
+	int fd_array[2] = { -1, btf_fd };
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_NETFILTER;
+	attr.expected_attach_type = BPF_NETFILTER;
+	attr.insns = (__u64)(unsigned long)(id2 ? pair : insns);
+	attr.insn_cnt = id2 ? ARRAY_SIZE(pair) : ARRAY_SIZE(insns);
+	attr.license = (__u64)(unsigned long)"GPL";
+	attr.fd_array = (__u64)(unsigned long)fd_array;
+	attr.log_buf = (__u64)(unsigned long)log;
+	attr.log_size = LOG_SIZE;
+	attr.log_level = 1;
+	log[0] = '\0';
+	fd = sys_bpf(BPF_PROG_LOAD, &attr);
+	return fd < 0 ? -errno : fd;
+}
+
+FIXTURE(kfunc) {
+	struct btf_file vmlinux, module;
+	int btf_fd;	/* bpfilter.ko's BTF, -1 if bpfilter is built in */
+	char *log;
+};
+
+FIXTURE_SETUP(kfunc)
+{
+	const char *mode = getenv("BPFILTER_MODE");
+
+	self->btf_fd = -1;
+	self->log = malloc(LOG_SIZE);
+	ASSERT_NE(NULL, self->log);
+	if (mode && !strcmp(mode, "ip_tables"))
+		SKIP(return, "BPFILTER_MODE=ip_tables: bpfilter is not loaded, no kfunc to test");
+	if (geteuid())
+		SKIP(return, "loading netfilter programs needs root");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		SKIP(return, "no kernel BTF: bpfilter needs it to compile tables");
+	if (system("modprobe -q bpfilter 2>/dev/null"))
+		TH_LOG("modprobe bpfilter failed");
+	ASSERT_EQ(0, read_btf("/sys/kernel/btf/vmlinux", &self->vmlinux, NULL))
+		TH_LOG("vmlinux's BTF: unreadable, or a kind this test does not know");
+	/* Built in, bpfilter has its kfuncs in vmlinux's BTF. */
+	if (btf_walk(&self->vmlinux, "bpfilter_reject") > 0)
+		return;
+	if (access("/sys/kernel/btf/bpfilter", R_OK))
+		SKIP(return, "no bpfilter in this kernel (not built, or its module did not load)");
+	ASSERT_EQ(0, read_btf("/sys/kernel/btf/bpfilter", &self->module,
+			      &self->vmlinux))
+		TH_LOG("bpfilter's BTF: unreadable, or a kind this test does not know");
+	self->btf_fd = btf_fd_of("bpfilter");
+	ASSERT_LE(0, self->btf_fd);
+}
+
+FIXTURE_TEARDOWN(kfunc)
+{
+	if (self->btf_fd >= 0)
+		close(self->btf_fd);
+	free(self->vmlinux.data);
+	free(self->module.data);
+	free(self->log);
+}
+
+/* The control: kfuncs of every program load, so the loader is right. */
+TEST_F(kfunc, common_kfunc_loads)
+{
+	long lock = btf_walk(&self->vmlinux, "bpf_rcu_read_lock");
+	long unlock = btf_walk(&self->vmlinux, "bpf_rcu_read_unlock");
+	int fd;
+
+	ASSERT_LT(0, lock);
+	ASSERT_LT(0, unlock);
+	fd = load(self->btf_fd, lock, 0, unlock, self->log);
+	EXPECT_LE(0, fd) TH_LOG("%s", self->log);
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST_F(kfunc, module_kfuncs_refused)
+{
+	static const char *const names[] = {
+		"bpfilter_reject", "bpfilter_log", "bpfilter_match",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		int split = self->btf_fd >= 0;
+		long id = btf_walk(split ? &self->module : &self->vmlinux, names[i]);
+		char want[96];
+		int fd;
+
+		ASSERT_LT(0, id) TH_LOG("%s not in bpfilter's BTF", names[i]);
+		fd = load(self->btf_fd, id, split, 0, self->log);
+		if (fd >= 0)
+			close(fd);
+		EXPECT_EQ(-EACCES, fd) TH_LOG("%s: %s", names[i], self->log);
+		snprintf(want, sizeof(want),
+			 "calling kernel function %s is not allowed", names[i]);
+		EXPECT_NE(NULL, strstr(self->log, want)) TH_LOG("%s", self->log);
+	}
+}
+
+TEST_HARNESS_MAIN
