@@ -91,9 +91,11 @@ run_kselftests() {
 	log "run kselftests in the guest, with and without bpfilter ..."
 	vm_run --share "$KSELFTEST" --timeout "${KSFT_TIMEOUT:-4800}" -- sh -c '
 		export TRANSLATE_DIFF_TABLES=$2
+		# --long: a test may run past the timeout of its settings.
+		over=${3:+-o $3}
 		echo "bpfilter-mode: bpfilter"
 		[ ! -d /sys/module/bpfilter ] || echo "not ok 0 bpfilter loaded before the tests"
-		"$1/run_kselftest.sh"
+		"$1/run_kselftest.sh" $over
 		[ -d /sys/module/bpfilter ] || echo "not ok 0 the tests did not load bpfilter"
 		echo "bpfilter-mode: ip_tables"
 		export BPFILTER_MODE=ip_tables
@@ -105,7 +107,8 @@ run_kselftests() {
 			[ $i -lt 60 ] || { echo "not ok 0 rmmod bpfilter"; break; }
 			sleep 1
 		done
-		"$1/run_kselftest.sh"' sh "$KSELFTEST" "$TRANSLATE_DIFF_TABLES" >"$log" 2>"$log.err"
+		"$1/run_kselftest.sh" $over' sh "$KSELFTEST" \
+		"$TRANSLATE_DIFF_TABLES" "${KSFT_TEST_TIMEOUT:-}" >"$log" 2>"$log.err"
 	rc=$?
 	parse_tap "$log"
 	grep -qE '^(not )?ok [0-9]+ ' "$log" || result "kselftests reported results" 1
@@ -158,11 +161,15 @@ test_sizes() {
 	if [ "${1:-}" = --long ]; then
 		: "${VALIDATE_BLOBS:=100000}" "${TRANSLATE_TABLES:=2000}" "${FUZZ_SECONDS:=600}"
 		: "${TRANSLATE_DIFF_TABLES:=200}"
+		# translate_diff.py then runs for about 30 min, past the
+		# 900 s of the tests' settings, and the guest an hour more.
+		: "${KSFT_TEST_TIMEOUT:=3600}" "${KSFT_TIMEOUT:=8400}"
 	else
 		: "${VALIDATE_BLOBS:=20000}" "${TRANSLATE_TABLES:=500}" "${FUZZ_SECONDS:=30}"
 		: "${TRANSLATE_DIFF_TABLES:=40}"
 	fi
 	export VALIDATE_BLOBS TRANSLATE_TABLES FUZZ_SECONDS TRANSLATE_DIFF_TABLES
+	export KSFT_TEST_TIMEOUT KSFT_TIMEOUT
 }
 
 cmd_test() {

@@ -5,6 +5,7 @@
 #include <linux/list.h>
 #include <linux/rcupdate.h>
 #include <linux/mutex.h>
+#include <linux/netfilter.h>
 #include <linux/sockptr.h>
 #include <linux/types.h>
 #include <linux/usermode_driver.h>
@@ -12,7 +13,9 @@
 #include "msg.h"
 
 struct bpf_prog;
+struct bpfilter_xt;
 struct net;
+struct nf_hook_state;
 struct sock;
 struct xt_counters;
 
@@ -21,6 +24,33 @@ enum {
 	BPFILTER_IPV4,
 	BPFILTER_IPV6,
 	BPFILTER_NFAMILIES,
+};
+
+/* The hooks of the filter table. */
+#define BPFILTER_FILTER_HOOKS	((1 << NF_INET_LOCAL_IN) | \
+				 (1 << NF_INET_FORWARD) | \
+				 (1 << NF_INET_LOCAL_OUT))
+
+/**
+ * struct bpfilter_run - what the hooks run for a table
+ * @prog: its program
+ * @xt: the kernel's matches the program calls, or NULL
+ * @rcu: freed after the hooks are done with it
+ */
+struct bpfilter_run {
+	struct bpf_prog *prog;
+	struct bpfilter_xt *xt;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct bpfilter_frame - the table a program runs for, for its kfuncs
+ * @state: the hook state the program was given
+ * @xt: the table's kernel matches
+ */
+struct bpfilter_frame {
+	const struct nf_hook_state *state;
+	const struct bpfilter_xt *xt;
 };
 
 /**
@@ -41,6 +71,11 @@ enum {
  * @conntrack: it holds conntrack active in its namespace
  * @targets: BPFILTER_TABLE_KFUNCS: what it holds for the kernel's matches
  *	and targets
+ * @xt: the kernel's matches it checked, which its program calls; NULL if
+ *	none
+ * @run: what the hooks run while it is in force
+ * @published: the hooks may run it: its kernel matches go only after a
+ *	grace period
  */
 struct bpfilter_table {
 	void *req;
@@ -53,6 +88,9 @@ struct bpfilter_table {
 	struct xt_counters *base;
 	bool conntrack;
 	u32 targets;
+	struct bpfilter_xt *xt;
+	struct bpfilter_run *run;
+	bool published;
 };
 
 /**
@@ -63,7 +101,8 @@ struct bpfilter_table {
  * @cookie: the namespace's cookie, its name for the helper
  * @filter: the filter table of each family, NULL if ip_tables serves it;
  *	changed with @lock and bpfilter.lock held
- * @prog: the program of each @filter, what the hooks run
+ * @run: the program of each @filter and its kernel matches, what the
+ *	hooks run
  * @hooked: the hooks of the family are registered; changed with @lock held
  * @net: the namespace
  */
@@ -72,7 +111,7 @@ struct bpfilter_net {
 	struct list_head list;
 	u64 cookie;
 	struct bpfilter_table *filter[BPFILTER_NFAMILIES];
-	struct bpf_prog __rcu *prog[BPFILTER_NFAMILIES];
+	struct bpfilter_run __rcu *run[BPFILTER_NFAMILIES];
 	bool hooked[BPFILTER_NFAMILIES];
 	struct net *net;
 };
@@ -139,6 +178,18 @@ void bpfilter_add_counters(const struct bpfilter_table *t,
 			   const struct xt_counters *add);
 void bpfilter_entry_counters(const struct bpfilter_table *t, int family,
 			     void *entries);
+
+struct bpfilter_check;
+int bpfilter_xt_check(struct net *net, int family, const char *table,
+		      const void *entries, unsigned int size,
+		      const struct bpfilter_check *chk, size_t len,
+		      struct bpfilter_xt **xtp, bool *broken);
+void bpfilter_xt_destroy(struct bpfilter_xt *xt);
+unsigned int bpfilter_xt_count_matches(const struct bpfilter_xt *xt);
+void bpfilter_xt_to_user(const struct bpfilter_xt *xt, void *entries,
+			 unsigned int size);
+const struct bpfilter_frame *bpfilter_xt_enter(const struct bpfilter_frame *f);
+void bpfilter_xt_leave(const struct bpfilter_frame *up);
 
 int bpfilter_setsockopt_ops(struct sock *sk, u8 pf, int optname,
 			    sockptr_t optval, unsigned int optlen);

@@ -43,6 +43,12 @@ void bpfilter_free_table(struct bpfilter_table *t)
 	/* A packet may still run it: programs are freed after RCU. */
 	if (t->prog)
 		bpf_prog_put(t->prog);
+	if (t->run)
+		kfree_rcu(t->run, rcu);
+	/* The kernel's matches are not: wait for the hooks to be done. */
+	if (t->xt && t->published)
+		synchronize_net();
+	bpfilter_xt_destroy(t->xt);
 	kvfree(t->slot);
 	kvfree(t->base);
 	kvfree(t->req);
@@ -123,7 +129,9 @@ struct bpfilter_table *bpfilter_set_table(struct bpfilter_net *bn, int family,
 		module_put(THIS_MODULE);
 
 	bn->filter[family] = t;
-	rcu_assign_pointer(bn->prog[family], t ? t->prog : NULL);
+	if (t)
+		t->published = true;
+	rcu_assign_pointer(bn->run[family], t ? t->run : NULL);
 	has = bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6];
 	if (has && !had)
 		list_add(&bn->list, &bpfilter.nets);
@@ -141,7 +149,7 @@ struct bpfilter_table *bpfilter_set_table(struct bpfilter_net *bn, int family,
 static int bpfilter_check_reply(const struct bpfilter_reply *reply, int len)
 {
 	if (len < sizeof(*reply) || reply->len != len - sizeof(*reply) ||
-	    reply->action > BPFILTER_FALLBACK || reply->ret < -MAX_ERRNO)
+	    reply->action > BPFILTER_CHECK || reply->ret < -MAX_ERRNO)
 		return -EPROTO;
 	return len;
 }

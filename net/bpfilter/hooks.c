@@ -35,13 +35,30 @@ static unsigned int bpfilter_run(void *priv, struct sk_buff *skb,
 		.state = state,
 		.skb = skb,
 	};
-	struct bpf_prog *prog;
+	const struct bpfilter_frame *up;
+	struct bpfilter_frame f;
+	struct bpfilter_run *run;
+	unsigned int verdict;
 
 	/* ip_tables enforces the table until the program is in place. */
-	prog = rcu_dereference(bn->prog[(uintptr_t)priv]);
-	if (!prog)
+	run = rcu_dereference(bn->run[(uintptr_t)priv]);
+	if (!run)
 		return NF_ACCEPT;
-	return bpf_prog_run_pin_on_cpu(prog, &ctx);
+	if (!run->xt)
+		return bpf_prog_run_pin_on_cpu(run->prog, &ctx);
+
+	/*
+	 * The kernel's matches run as under ipt_do_table(), with BH off,
+	 * which also keeps this CPU's frame the program's until it returns.
+	 */
+	f.state = state;
+	f.xt = run->xt;
+	local_bh_disable();
+	up = bpfilter_xt_enter(&f);
+	verdict = bpf_prog_run(run->prog, &ctx);
+	bpfilter_xt_leave(up);
+	local_bh_enable();
+	return verdict;
 }
 
 #define BPFILTER_HOOK(fam, proto, num, prio) {				\
@@ -283,7 +300,9 @@ int bpfilter_layout(struct bpfilter_table *t, struct bpf_prog *prog,
 	size_t size = 0;
 	u32 i;
 
+	/* The helper numbered the kernel's matches as the module did. */
 	if (len < sizeof(*lay) || lay->reserved || lay->nslots != t->number ||
+	    lay->nxt != bpfilter_xt_count_matches(t->xt) ||
 	    (len - sizeof(*lay)) / sizeof(u32) < lay->nslots ||
 	    lay->nops > BPFILTER_MAX_OPS)
 		return -EPROTO;

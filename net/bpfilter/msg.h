@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 
-#define BPFILTER_PROTO_VERSION	3
+#define BPFILTER_PROTO_VERSION	4
 
 /* The largest request or reply: a table of about 300k simple rules. */
 #define BPFILTER_MAX_MSG	(64 << 20)
@@ -57,16 +57,57 @@ struct bpfilter_req {
  * kernel's view is the one that counts.
  */
 #define BPFILTER_REQ_OWNED	0x1
+/*
+ * The module checked the kernel's matches the helper listed in its
+ * BPFILTER_CHECK reply to this same request, and holds them: the helper
+ * compiles the table with calls to them.
+ */
+#define BPFILTER_REQ_CHECKED	0x2
+/* The module runs no kernel match: such a table is ip_tables'. */
+#define BPFILTER_REQ_NOXT	0x4
 
 /**
  * enum bpfilter_action - what the kernel does with a request
  * @BPFILTER_DONE: the helper served it
  * @BPFILTER_FALLBACK: the helper cannot serve this table or extension;
  *	ip_tables must
+ * @BPFILTER_CHECK: the table uses matches that only the kernel has: a
+ *	struct bpfilter_check follows, the module checks them and sends the
+ *	request again with BPFILTER_REQ_CHECKED
  */
 enum bpfilter_action {
 	BPFILTER_DONE,
 	BPFILTER_FALLBACK,
+	BPFILTER_CHECK,
+};
+
+/**
+ * struct bpfilter_check - the entries whose matches the module checks
+ * @nentries: the struct bpfilter_check_entry that follow, in the order of
+ *	the entries
+ * @err: 0, or the errno the helper found for an extension it checks,
+ *	after those of the entries listed (the module's come first)
+ * @reserved: zero
+ *
+ * Every match of a listed entry is checked, in order, and gets the next
+ * index among the table's kernel matches: the index its program passes
+ * to bpfilter_xt_match().
+ */
+struct bpfilter_check {
+	__u32 nentries;
+	__s32 err;
+	__u64 reserved;
+};
+
+/**
+ * struct bpfilter_check_entry - an entry with a match only the kernel has
+ * @offset: its offset in the table
+ * @hook_mask: the hooks it is reached from, as mark_source_chains() sets
+ *	its comefrom
+ */
+struct bpfilter_check_entry {
+	__u32 offset;
+	__u32 hook_mask;
 };
 
 /* struct bpfilter_reply.flags */
@@ -127,6 +168,8 @@ struct bpfilter_reply {
  * @nops: struct bpfilter_map_op that follow the slots, changes of the
  *	classifier's map of the table's current program, which the kernel
  *	makes in order, then undoes if one fails; 0 for a new program
+ * @nxt: the kernel matches the program may call, as many as the module
+ *	checked for the table
  * @reserved: zero
  *
  * Counters that keep their index keep counting; those of new entries
@@ -135,7 +178,8 @@ struct bpfilter_reply {
 struct bpfilter_layout {
 	__u32 nslots;
 	__u32 nops;
-	__u64 reserved;
+	__u32 nxt;
+	__u32 reserved;
 };
 
 /* The most changes of a map in place: beyond, a new program is loaded. */

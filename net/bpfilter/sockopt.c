@@ -10,6 +10,7 @@
 #include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
@@ -155,6 +156,7 @@ static void bpfilter_put_counters(struct bpfilter_net *bn, u8 pf,
 {
 	/* Every packet that ran the old program has been counted. */
 	synchronize_net();
+	old->published = false;
 	bpfilter_read_counters(old, buf);
 	bpfilter_copy_counters(bn, pf, repl, old, buf);
 }
@@ -261,11 +263,18 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	bool kept;
 	int err;
 
+	new->run = kzalloc_obj(*new->run, GFP_KERNEL_ACCOUNT);
+	if (!new->run) {
+		bpfilter_resync();
+		return -ENOMEM;
+	}
 	prog = bpfilter_prog_get(reply->prog_id);
 	if (IS_ERR(prog)) {
 		bpfilter_broken();
 		return PTR_ERR(prog) == -EPROTO ? -EPROTO : -EIO;
 	}
+	new->run->prog = prog;
+	new->run->xt = new->xt;
 	new->number = repl->num_entries;
 	new->size = repl->size;
 	kept = old && old->prog == prog;
@@ -326,16 +335,61 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 
 /*
  * Room for the reply to a replace: struct bpfilter_layout, a counter
- * index per entry, the changes of a map. (The helper refuses a table
- * with more entries than its bytes can have.)
+ * index per entry, the changes of a map; or struct bpfilter_check and
+ * an entry to check per entry. (The helper refuses a table with more
+ * entries than its bytes can have.)
  */
 static size_t bpfilter_reply_size(const struct ipt_replace *repl)
 {
 	size_t entries = min_t(size_t, repl->num_entries,
 			       repl->size / sizeof(struct ipt_entry));
 
+	static_assert(sizeof(struct bpfilter_check) <=
+		      sizeof(struct bpfilter_layout));
 	return sizeof(struct bpfilter_reply) + sizeof(struct bpfilter_layout) +
-	       entries * sizeof(u32) + BPFILTER_MAX_OPS * BPFILTER_MAX_OP_SIZE;
+	       entries * sizeof(struct bpfilter_check_entry) +
+	       BPFILTER_MAX_OPS * BPFILTER_MAX_OP_SIZE;
+}
+
+/*
+ * Whether bpfilter runs the kernel's matches that its helper does not
+ * compile; if not, ip_tables serves the tables that have them, as before
+ * the bridge (and tests compare the two that way).
+ */
+static bool bpfilter_bridge = true;
+module_param_named(bridge, bpfilter_bridge, bool, 0644);
+MODULE_PARM_DESC(bridge, "Run the kernel's xt matches the helper does not compile (default: Y); N: ip_tables serves tables with them");
+
+/*
+ * The helper's BPFILTER_CHECK: the module checks the kernel's matches of
+ * the new table, which then owns them, and asks again.
+ */
+static int bpfilter_check_xt(struct bpfilter_net *bn, u8 pf,
+			     struct bpfilter_table *new,
+			     struct bpfilter_reply *reply, size_t size,
+			     u64 *gen)
+{
+	struct bpfilter_req *req = new->req;
+	struct ipt_replace *repl = (void *)(req + 1);
+	bool broken;
+	int err;
+
+	err = bpfilter_xt_check(bn->net, bpfilter_family(pf), repl->name,
+				repl + 1, repl->size, (const void *)(reply + 1),
+				reply->len, &new->xt, &broken);
+	if (broken)
+		bpfilter_broken();
+	if (err)
+		return err;
+	req->flags |= BPFILTER_REQ_CHECKED;
+	err = bpfilter_call(BPFILTER_MSG_SET, req, new->len, reply, size, gen);
+	req->flags &= ~BPFILTER_REQ_CHECKED;
+	if (err >= 0 && reply->ret >= 0 && reply->action == BPFILTER_CHECK) {
+		/* It was answered: asking again is not the protocol. */
+		bpfilter_broken();
+		err = -EPROTO;
+	}
+	return err;
 }
 
 /* A replace of the filter table, which the helper sees first. */
@@ -364,8 +418,12 @@ static int bpfilter_replace_filter(struct sock *sk, struct bpfilter_net *bn,
 	repl->counters = NULL;
 	bpfilter_req_init(req, sk, pf, IPT_SO_SET_REPLACE, sizeof(*repl) +
 			  repl->size, t);
+	if (!READ_ONCE(bpfilter_bridge))
+		req->flags |= BPFILTER_REQ_NOXT;
 	err = bpfilter_call(BPFILTER_MSG_SET, req, new->len, reply, size,
 			    &gen);
+	if (err >= 0 && reply->ret >= 0 && reply->action == BPFILTER_CHECK)
+		err = bpfilter_check_xt(bn, pf, new, reply, size, &gen);
 	repl->counters = counters;
 	if (err < 0)
 		goto out;
@@ -379,11 +437,15 @@ static int bpfilter_replace_filter(struct sock *sk, struct bpfilter_net *bn,
 		goto out;
 	}
 
-	if (reply->action == BPFILTER_FALLBACK)
+	if (reply->action == BPFILTER_FALLBACK) {
+		/* ip_tables checks the matches again, in its own copy. */
+		bpfilter_xt_destroy(new->xt);
+		new->xt = NULL;
 		err = t ? bpfilter_give_back(sk, bn, pf, repl, buf) :
 			  bpfilter_iptables_replace(sk, pf, repl);
-	else
+	} else {
 		err = bpfilter_install(sk, bn, pf, new, reply, gen, buf);
+	}
 out:
 	kvfree(reply);
 	kvfree(buf);
@@ -612,8 +674,10 @@ static int bpfilter_get_table(struct sock *sk, u8 pf, int optname,
 		bpfilter_broken();
 	if (err >= 0)
 		err = reply->len != size ? -EPROTO : 0;
-	if (!err && optname == IPT_SO_GET_ENTRIES)
+	if (!err && optname == IPT_SO_GET_ENTRIES) {
+		bpfilter_xt_to_user(t->xt, reply + 1, size);
 		bpfilter_entry_counters(t, bpfilter_family(pf), reply + 1);
+	}
 out_unlock:
 	/* The reply is ours: a slow user buffer holds up no one else. */
 	mutex_unlock(&bn->lock);

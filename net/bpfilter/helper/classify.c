@@ -589,7 +589,7 @@ int bf_cls_plan(const struct bf_ir *ir, bool jumps, struct bf_cls *cls)
 	int err = 0;
 
 	memset(cls, 0, sizeof(*cls));
-	if (ir->nrules < min)
+	if (ir->nrules < min || ir->xtfrag)
 		return 0;
 	final = finals(ir, jumps);
 	if (final)

@@ -342,6 +342,55 @@ static void emit_action(struct gen *g, const struct bf_rule *r,
 	bf_gotol(&g->e, label);
 }
 
+/* Whether a kernel match of the rule may set hotdrop and match. */
+static bool has_xt(const struct bf_rule *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nmatches; i++)
+		if (r->matches[i].kind == BF_MATCH_XT)
+			return true;
+	return false;
+}
+
+/*
+ * ipt_do_table() after a match set hotdrop and matched: the rule goes on
+ * (counted, its target run if not a standard one), then the packet is
+ * dropped.
+ */
+static void emit_hotdrop(struct gen *g, const struct bf_rule *r)
+{
+	struct bf_emit *e = &g->e;
+	int done;
+
+	if (!has_xt(r))
+		return;
+	done = bf_new_label(e);
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_HD));
+	bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R1, 0, 0), done);
+	if (r->action == BF_REJECT) {
+		/* REJECT answers, then drops. */
+		emit_reject(g, r->reject, g->btf);
+	} else {
+		if (r->action == BF_LOG)
+			emit_log(g, &r->log, g->btf);
+		bf_verdict(e, NF_DROP);
+	}
+	bf_bind(e, done);
+}
+
+/* A later match did not match: a hotdrop set before still drops. */
+static void emit_hotdrop_fail(struct gen *g, const struct bf_rule *r)
+{
+	struct bf_emit *e = &g->e;
+
+	if (!has_xt(r))
+		return;
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_HD));
+	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R1, 0, 2));
+	bf_verdict(e, NF_DROP);
+}
+
 /*
  * Emits the state @index and, while the "no match" path leads to a new
  * state, that state right after it.
@@ -374,14 +423,16 @@ static void emit_states(struct gen *g, unsigned int index)
 		} else if (!bf_rule_never(g->ir->family, r)) {
 			fail = bf_new_label(e);
 			fixups = e->nfixups;
-			if (bf_emit_rule_match(e, g->ir->family, r, g->btf, fail)) {
+			if (bf_emit_rule_match(e, g->ir, r, g->btf, fail)) {
 				emit_counter(g, entry);
+				emit_hotdrop(g, r);
 				emit_action(g, r, key);
 			}
 			/* A rule that always matches has no "no match" path. */
 			if (!bf_label_used(e, fixups, fail))
 				return;
 			bf_bind(e, fail);
+			emit_hotdrop_fail(g, r);
 		}
 		next = next_state(g, key, after, 0, ~0u, &index);
 		if (g->states[index].emitted)
@@ -435,7 +486,7 @@ int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
 	if (((ir->targets & BPFILTER_TABLE_REJECT) && btf->reject < 0) ||
 	    ((ir->targets & BPFILTER_TABLE_LOG) && btf->log < 0) ||
 	    ((ir->targets & (BPFILTER_TABLE_MAC | BPFILTER_TABLE_ADDRTYPE)) &&
-	     btf->match < 0))
+	     btf->match < 0) || (ir->nxt && btf->xt_match < 0))
 		return BF_FALLBACK;
 
 	bf_emit_prologue(&g.e, ir, btf);

@@ -27,6 +27,7 @@
  * @reject: BTF id of bpfilter.ko's kfunc bpfilter_reject(), < 0 if none
  * @log: BTF id of bpfilter_log(), < 0 if none
  * @match: BTF id of bpfilter_match(), < 0 if none
+ * @xt_match: BTF id of bpfilter_xt_match(), < 0 if none
  * @module_fd: bpfilter.ko's BTF, the program's fd_array[BF_MODULE_BTF]
  */
 struct bf_btf {
@@ -44,6 +45,7 @@ struct bf_btf {
 	__s32 reject;
 	__s32 log;
 	__s32 match;
+	__s32 xt_match;
 	int module_fd;
 };
 

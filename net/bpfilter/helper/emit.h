@@ -47,6 +47,8 @@
 #define S_BEST		(-432)	/* the first entry a classifier found */
 #define S_VERD		(-440)	/* its verdict */
 #define S_HOT		(-448)	/* the first that drops the packet unread */
+#define S_HD		(-456)	/* a kernel match set hotdrop and matched */
+#define S_XFRAG		(-464)	/* IPv6: ip6t_do_table()'s fragoff so far */
 
 #define L4_PORTS	4	/* what multiport reads */
 #define L4_SHORT	8	/* what udp, icmp and icmpv6 read */

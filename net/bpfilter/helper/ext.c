@@ -388,6 +388,58 @@ const struct bf_ext *bf_ext_find(__u8 family, const char *name,
 	return ext;
 }
 
+/*
+ * conntrack_mt() with --ctstate alone, NAT states excluded, is a test of
+ * the skb's conntrack bits; iptables' -m state comes as such a match,
+ * marked as an alias. Anything else reads the conntrack entry.
+ */
+static bool ctstate_alone(const struct xt_entry_match *m)
+{
+	const struct xt_conntrack_mtinfo3 *info = (const void *)m->data;
+
+	if (m->u.user.revision != 3)
+		return false;
+	return (info->match_flags & ~XT_CONNTRACK_STATE_ALIAS) ==
+	       XT_CONNTRACK_STATE &&
+	       !(info->state_mask & (XT_CONNTRACK_STATE_SNAT |
+				     XT_CONNTRACK_STATE_DNAT));
+}
+
+static const char *const bf_native[] = {
+	"comment", "tcp", "udp", "icmp", "icmp6", "mark", "length",
+	"iprange", "multiport", "state", "conntrack", "mac", "addrtype",
+};
+
+/**
+ * bf_ext_native - whether the helper compiles a match itself
+ * @family: NFPROTO_IPV4 or NFPROTO_IPV6
+ * @m: the match, as user space sent it, its name NUL-terminated
+ *
+ * The others are the kernel's, checked by the module and run through
+ * bpfilter_xt_match(): the validator lists their entries for the module,
+ * the IR numbers them in the same order.
+ *
+ * Return: true if the code generator emits the match.
+ */
+bool bf_ext_native(__u8 family, const struct xt_entry_match *m)
+{
+	const char *name = m->u.user.name;
+	unsigned int i;
+
+	if (!bf_ext_find(family, name, m->u.user.revision, false))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(bf_native); i++)
+		if (!strcmp(name, bf_native[i]))
+			break;
+	if (i == ARRAY_SIZE(bf_native))
+		return false;
+	if (!strcmp(name, "conntrack"))
+		return ctstate_alone(m);
+	if (!strcmp(name, "addrtype"))
+		return m->u.user.revision == 1;
+	return true;
+}
+
 /* match_revfn() and target_revfn() for one family's list */
 static bool revisions(__u8 family, const char *name, __u8 revision,
 		      bool target, int *best)

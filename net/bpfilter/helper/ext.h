@@ -48,7 +48,10 @@ struct bf_ext {
 	int (*check)(const struct bf_ext_par *par);
 };
 
+struct xt_entry_match;
+
 const struct bf_ext *bf_ext_find(__u8 family, const char *name,
 				 __u8 revision, bool target);
+bool bf_ext_native(__u8 family, const struct xt_entry_match *m);
 
 #endif /* _BPFILTER_EXT_H */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ext.h"
 #include "ir.h"
 #include "msg.h"
 
@@ -63,23 +64,18 @@ static int index_of(const unsigned int *offsets, unsigned int n,
 }
 
 /*
- * conntrack_mt() with --ctstate alone, NAT states excluded; iptables'
- * -m state comes as such a match, marked as an alias.
+ * conntrack_mt() with --ctstate alone, NAT states excluded (what
+ * bf_ext_native() takes); iptables' -m state comes as such a match,
+ * marked as an alias.
  */
-static int add_conntrack(struct bf_match *bm, const struct xt_entry_match *m)
+static void add_conntrack(struct bf_match *bm, const struct xt_entry_match *m)
 {
 	const struct xt_conntrack_mtinfo3 *info = (const void *)m->data;
-	__u16 flags = info->match_flags & ~XT_CONNTRACK_STATE_ALIAS;
 
-	if (m->u.user.revision != 3 || flags != XT_CONNTRACK_STATE ||
-	    info->state_mask & (XT_CONNTRACK_STATE_SNAT |
-				XT_CONNTRACK_STATE_DNAT))
-		return BF_FALLBACK;
 	bm->kind = BF_MATCH_CTSTATE;
 	bm->ctstate.mask = info->state_mask;
 	bm->ctstate.untracked = XT_CONNTRACK_STATE_UNTRACKED;
 	bm->ctstate.invert = info->invert_flags & XT_CONNTRACK_STATE;
-	return 0;
 }
 
 /* A match of the kernel's, run by bpfilter_match(). */
@@ -136,8 +132,7 @@ static int add_match(struct bf_ir *ir, struct bf_rule *r,
 		bm->ctstate.untracked = XT_STATE_UNTRACKED;
 		ir->conntrack = true;
 	} else if (!strcmp(name, "conntrack")) {
-		if (add_conntrack(bm, m))
-			return BF_FALLBACK;
+		add_conntrack(bm, m);
 		ir->conntrack = true;
 	} else if (!strcmp(name, "mac")) {
 		add_kernel(ir, bm, BPFILTER_MATCH_MAC, data,
@@ -224,28 +219,57 @@ static bool needs_l4(const struct bf_rule *r)
 	return false;
 }
 
+/*
+ * A match the module checked: those of an entry with one that only the
+ * kernel has, all of them numbered as the module numbers them.
+ */
+static void add_xt(struct bf_ir *ir, struct bf_rule *r, unsigned int idx)
+{
+	struct bf_match *bm = &r->matches[r->nmatches++];
+
+	bm->kind = BF_MATCH_XT;
+	bm->xt = ir->nxt + idx;
+}
+
 static int add_rule(struct bf_ir *ir, struct bf_rule *r,
-		    const unsigned char *e, const unsigned int *offsets)
+		    const unsigned char *e, const unsigned int *offsets,
+		    bool checked)
 {
 	unsigned int off, to = target_offset(ir->family, e);
 	const struct xt_entry_match *m;
-	unsigned int max = 0;
-	bool go_to;
+	unsigned int max = 0, i;
+	bool go_to, kernel = false;
 	int err;
 
 	for (off = entry_size(ir->family); off < to; off += m->u.match_size) {
 		m = (const void *)(e + off);
+		kernel |= !bf_ext_native(ir->family, m);
 		max++;
 	}
+	/* Without the module's checks, ip_tables serves the table. */
+	if (kernel && !checked)
+		return BF_FALLBACK;
 	r->matches = calloc(max + 1, sizeof(*r->matches));
 	if (!r->matches)
 		return -ENOMEM;
+	i = 0;
 	for (off = entry_size(ir->family); off < to; off += m->u.match_size) {
 		m = (const void *)(e + off);
+		/* The module's native ones run natively, as cheaper. */
+		if (kernel && !bf_ext_native(ir->family, m)) {
+			add_xt(ir, r, i++);
+			continue;
+		}
+		i++;
 		err = add_match(ir, r, m);
 		if (err)
 			return err;
 	}
+	if (kernel)
+		ir->nxt += max;
+	if (kernel && ir->family == NFPROTO_IPV6 &&
+	    !(v6(e)->ipv6.flags & IP6T_F_PROTO))
+		ir->xtfrag = true;
 
 	if (ir->family == NFPROTO_IPV6) {
 		r->ip6 = v6(e)->ipv6;
@@ -271,11 +295,28 @@ static int add_rule(struct bf_ir *ir, struct bf_rule *r,
  * @info: what bf_validate() found
  * @ir: filled in; to be freed with bf_ir_free(), also on error
  *
- * Return: 0, BF_FALLBACK if the table uses what cannot be compiled, or a
- * negative errno.
+ * Return: 0, BF_FALLBACK if the table uses what cannot be compiled (a
+ * match only the kernel has included), or a negative errno.
  */
 int bf_ir_build(__u8 family, const void *entries,
 		const struct bf_table_info *info, struct bf_ir *ir)
+{
+	return bf_ir_build_xt(family, entries, info, false, ir);
+}
+
+/**
+ * bf_ir_build_xt - bf_ir_build(), with the kernel's matches
+ * @family: NFPROTO_IPV4 or NFPROTO_IPV6
+ * @entries: the entries, as bf_validate_kernel() left them
+ * @info: what it found
+ * @checked: the module checked the matches of the entries it listed
+ * @ir: filled in; to be freed with bf_ir_free(), also on error
+ *
+ * Return: as bf_ir_build().
+ */
+int bf_ir_build_xt(__u8 family, const void *entries,
+		   const struct bf_table_info *info, bool checked,
+		   struct bf_ir *ir)
 {
 	const unsigned char *base = entries;
 	unsigned int *offsets, off, i, h;
@@ -296,7 +337,8 @@ int bf_ir_build(__u8 family, const void *entries,
 		off += next_offset(family, base + off);
 	}
 	for (i = 0; i < info->number && !err; i++) {
-		err = add_rule(ir, &ir->rules[i], base + offsets[i], offsets);
+		err = add_rule(ir, &ir->rules[i], base + offsets[i], offsets,
+			       checked);
 		/* translate_table(): the jump stack has a slot per chain. */
 		if (ir->rules[i].action == BF_ERROR)
 			ir->stacksize++;

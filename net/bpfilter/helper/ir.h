@@ -33,6 +33,7 @@
  * @BF_MATCH_MULTIPORT: xt_multiport_v1
  * @BF_MATCH_CTSTATE: the state match, or conntrack's --ctstate alone
  * @BF_MATCH_KERNEL: a match bpfilter_match() runs in the kernel
+ * @BF_MATCH_XT: a match the module checked, run by bpfilter_xt_match()
  */
 enum bf_match_kind {
 	BF_MATCH_TCP,
@@ -45,6 +46,7 @@ enum bf_match_kind {
 	BF_MATCH_MULTIPORT,
 	BF_MATCH_CTSTATE,
 	BF_MATCH_KERNEL,
+	BF_MATCH_XT,
 };
 
 /**
@@ -90,6 +92,7 @@ struct bf_kmatch {
  * @multiport: for BF_MATCH_MULTIPORT
  * @ctstate: for BF_MATCH_CTSTATE
  * @kernel: for BF_MATCH_KERNEL
+ * @xt: for BF_MATCH_XT, its index among the table's kernel matches
  */
 struct bf_match {
 	enum bf_match_kind kind;
@@ -104,6 +107,7 @@ struct bf_match {
 		struct xt_multiport_v1 multiport;
 		struct bf_ctstate ctstate;
 		struct bf_kmatch kernel;
+		__u32 xt;
 	};
 };
 
@@ -165,6 +169,12 @@ struct bf_rule {
  * @conntrack: a rule looks at the conntrack state: it must be active
  * @tcp_options: a rule has --tcp-option: the prologue walks the options
  * @targets: BPFILTER_TABLE_KFUNCS: what of bpfilter.ko the program calls
+ * @nxt: the kernel matches the module checked for the table: a rule has
+ *	BF_MATCH_XT if not 0
+ * @xtfrag: IPv6: a rule without -p has BF_MATCH_XT, which gets the
+ *	fragment offset of the last rule with -p that found the header
+ *	(ip6t_do_table()): rules are not classified, so that each one
+ *	with -p records it
  */
 struct bf_ir {
 	__u8 family;
@@ -177,10 +187,15 @@ struct bf_ir {
 	bool conntrack;
 	bool tcp_options;
 	__u32 targets;
+	unsigned int nxt;
+	bool xtfrag;
 };
 
 int bf_ir_build(__u8 family, const void *entries,
 		const struct bf_table_info *info, struct bf_ir *ir);
+int bf_ir_build_xt(__u8 family, const void *entries,
+		   const struct bf_table_info *info, bool checked,
+		   struct bf_ir *ir);
 void bf_ir_free(struct bf_ir *ir);
 
 #endif /* _BPFILTER_IR_H */

@@ -85,8 +85,9 @@ static int module_btf_fd(const char *name)
 }
 
 /*
- * bpfilter.ko's kfuncs for REJECT, LOG, mac and addrtype; without them
- * (the helper's code run on its own, in tests) those stay ip_tables'.
+ * bpfilter.ko's kfuncs for REJECT, LOG, mac, addrtype and the matches it
+ * checks; without them (the helper's code run on its own, in tests) those
+ * stay ip_tables'.
  */
 static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 {
@@ -95,6 +96,7 @@ static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 	k->reject = -1;
 	k->log = -1;
 	k->match = -1;
+	k->xt_match = -1;
 	k->module_fd = -1;
 	if (libbpf_get_error(btf))
 		return;
@@ -106,6 +108,8 @@ static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 						BTF_KIND_FUNC);
 		k->match = btf__find_by_name_kind(btf, "bpfilter_match",
 						  BTF_KIND_FUNC);
+		k->xt_match = btf__find_by_name_kind(btf, "bpfilter_xt_match",
+						     BTF_KIND_FUNC);
 	}
 	btf__free(btf);
 }
@@ -401,6 +405,19 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
 	else
 		prog->no_jumps = !jumps;
 	return err;
+}
+
+/**
+ * bf_load_xt - whether programs can call the kernel's matches
+ *
+ * Return: true if bpfilter.ko has bpfilter_xt_match(); if not, the
+ * module is not asked to check matches that no program could call.
+ */
+bool bf_load_xt(void)
+{
+	const struct bf_btf *btf = kernel_btf();
+
+	return btf && btf->xt_match >= 0;
 }
 
 /* Closes a program's maps and frees what it keeps: nothing else uses it. */

@@ -77,5 +77,6 @@ int bf_prog_keys(const struct bf_cls *cls, struct bf_prog *prog);
 int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
 	    struct bf_prog *prog);
 void bf_unload(struct bf_prog *prog);
+bool bf_load_xt(void);
 
 #endif /* _BPFILTER_LOAD_H */

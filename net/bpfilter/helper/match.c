@@ -172,8 +172,13 @@ static void emit_addr6(struct bf_emit *e, int off, const struct in6_addr *mask,
 	bf_jmp(e, BPF_JMP_IMM(inv ? BPF_JEQ : BPF_JNE, R2, 0, 0), fail);
 }
 
-/* ip6_packet_match(); ipv6_find_hdr() ran in the prologue. */
-static void emit_ip6(struct bf_emit *e, const struct ip6t_ip6 *ip6, int fail)
+/*
+ * ip6_packet_match(); ipv6_find_hdr() ran in the prologue. With @xtfrag,
+ * a rule with -p whose header was found records the fragment offset
+ * for the kernel matches of rules without -p after it.
+ */
+static void emit_ip6(struct bf_emit *e, const struct ip6t_ip6 *ip6,
+		     bool xtfrag, int fail)
 {
 	bool inv = ip6->invflags & IP6T_INV_PROTO;
 
@@ -190,6 +195,10 @@ static void emit_ip6(struct bf_emit *e, const struct ip6t_ip6 *ip6, int fail)
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_PROTO));
 	bf_emit(e, BPF_JMP_IMM(BPF_JSGE, R1, 0, 2));
 	bf_verdict(e, NF_DROP);
+	if (xtfrag) {
+		bf_emit(e, BPF_LDX_MEM(BPF_DW, R2, FP, S_FRAG));
+		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R2, S_XFRAG));
+	}
 	if (inv)
 		bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R1, ip6->proto, 0), fail);
 	else if (ip6->proto)
@@ -509,10 +518,52 @@ static void emit_kernel(struct bf_emit *e, const struct bf_kmatch *k,
 	bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 0), fail);
 }
 
-static bool emit_match(struct bf_emit *e, __u8 family,
-		       const struct bf_match *m, const struct bf_btf *btf,
-		       int fail)
+/*
+ * bpfilter_xt_match(skb, state, idx, off): a match the module checked,
+ * with the transport and fragment offsets ip6t_do_table() would give it
+ * (the kernel finds IPv4's itself). A match that set hotdrop drops the
+ * packet if it did not match (2), and marks it to be dropped at the end
+ * of the rule if it did (3).
+ */
+static void emit_xt(struct bf_emit *e, const struct bf_ir *ir,
+		    const struct bf_rule *r, __u32 idx,
+		    const struct bf_btf *btf, int fail)
 {
+	int ok = bf_new_label(e);
+
+	bf_emit(e, BPF_MOV64_REG(R1, SKB));
+	bf_emit(e, BPF_MOV64_REG(R2, STATE));
+	bf_emit(e, BPF_MOV32_IMM(R3, idx));
+	bf_emit(e, BPF_MOV64_IMM(R4, 0));
+	if (ir->family == NFPROTO_IPV6) {
+		if (r->ip6.flags & IP6T_F_PROTO)
+			bf_emit(e, BPF_LDX_MEM(BPF_DW, R4, FP, S_THOFF));
+		bf_emit(e, BPF_LDX_MEM(BPF_DW, R5, FP,
+				       r->ip6.flags & IP6T_F_PROTO ? S_FRAG :
+								     S_XFRAG));
+		bf_emit(e, BPF_ALU64_IMM(BPF_LSH, R5, 32));
+		bf_emit(e, BPF_ALU64_REG(BPF_OR, R4, R5));
+	}
+	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
+				BF_MODULE_BTF, btf->xt_match));
+	/* An int: its upper half is not defined. */
+	bf_jmp(e, BPF_JMP32_IMM(BPF_JEQ, R0, 1, 0), ok);
+	bf_jmp(e, BPF_JMP32_IMM(BPF_JEQ, R0, 0, 0), fail);
+	/* 3: matched, and the packet goes at the end of the rule. */
+	bf_emit(e, BPF_JMP32_IMM(BPF_JNE, R0, 3, 2));
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_HD, 1));
+	bf_emit(e, BPF_JMP_IMM(BPF_JA, 0, 0, 2));
+	/* 2: no match, and the packet goes now. */
+	bf_verdict(e, NF_DROP);
+	bf_bind(e, ok);
+}
+
+static bool emit_match(struct bf_emit *e, const struct bf_ir *ir,
+		       const struct bf_rule *r, const struct bf_match *m,
+		       const struct bf_btf *btf, int fail)
+{
+	__u8 family = ir->family;
+
 	switch (m->kind) {
 	case BF_MATCH_TCP:
 		emit_tcp(e, &m->tcp, fail);
@@ -544,6 +595,9 @@ static bool emit_match(struct bf_emit *e, __u8 family,
 	case BF_MATCH_KERNEL:
 		emit_kernel(e, &m->kernel, btf, fail);
 		return true;
+	case BF_MATCH_XT:
+		emit_xt(e, ir, r, m->xt, btf, fail);
+		return true;
 	}
 	e->err = e->err ?: -EINVAL;
 	return false;
@@ -552,7 +606,7 @@ static bool emit_match(struct bf_emit *e, __u8 family,
 /**
  * bf_emit_rule_match - the code of a rule's address part and matches
  * @e: where to emit
- * @family: NFPROTO_IPV4 or NFPROTO_IPV6
+ * @ir: the table
  * @r: the rule, for which bf_rule_never() is false
  * @btf: the kernel's offsets and kfuncs
  * @fail: the label of the packet not matching
@@ -560,18 +614,18 @@ static bool emit_match(struct bf_emit *e, __u8 family,
  * Return: false if a match can never match: the rule's target must not
  * be emitted, as nothing would reach it.
  */
-bool bf_emit_rule_match(struct bf_emit *e, __u8 family,
+bool bf_emit_rule_match(struct bf_emit *e, const struct bf_ir *ir,
 			const struct bf_rule *r, const struct bf_btf *btf,
 			int fail)
 {
 	unsigned int i;
 
-	if (family == NFPROTO_IPV6)
-		emit_ip6(e, &r->ip6, fail);
+	if (ir->family == NFPROTO_IPV6)
+		emit_ip6(e, &r->ip6, ir->xtfrag, fail);
 	else
 		emit_ip(e, &r->ip, fail);
 	for (i = 0; i < r->nmatches; i++)
-		if (!emit_match(e, family, &r->matches[i], btf, fail))
+		if (!emit_match(e, ir, r, &r->matches[i], btf, fail))
 			return false;
 	return true;
 }

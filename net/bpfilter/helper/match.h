@@ -9,7 +9,7 @@
 #include "ir.h"
 
 bool bf_rule_never(__u8 family, const struct bf_rule *r);
-bool bf_emit_rule_match(struct bf_emit *e, __u8 family,
+bool bf_emit_rule_match(struct bf_emit *e, const struct bf_ir *ir,
 			const struct bf_rule *r, const struct bf_btf *btf,
 			int fail);
 void bf_emit_ct_bit(struct bf_emit *e, __u16 untracked);

@@ -404,6 +404,10 @@ void bf_emit_prologue(struct bf_emit *e, const struct bf_ir *ir,
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, STATE, CTX, btf->ctx_state));
 	for (off = S_L4; off < S_DYNPTR; off += 8)
 		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, off, 0));
+	if (ir->nxt) {
+		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_HD, 0));
+		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_XFRAG, 0));
+	}
 
 	bf_emit(e, BPF_MOV64_REG(R1, SKB));
 	bf_emit(e, BPF_MOV64_IMM(R2, 0));

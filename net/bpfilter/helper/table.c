@@ -35,6 +35,7 @@ struct bf_table {
 	struct bf_prog prog;
 	bool conntrack;
 	__u32 targets;
+	unsigned int nxt;
 };
 
 /* Chained on the namespace cookie; a few tables per namespace. */
@@ -113,11 +114,12 @@ static bool bf_initial(const struct bf_table *t)
 }
 
 /*
- * Validates a replace blob into a new table. Returns 0, BF_FALLBACK or a
- * negative errno.
+ * Validates a replace blob into a new table, listing in @k the entries
+ * whose matches the module checks. Returns 0, BF_FALLBACK or a negative
+ * errno; with entries in @k, an errno comes after the module's checks.
  */
 static int bf_parse(const struct bpfilter_req *req, const void *data,
-		    size_t len, struct bf_table **tp)
+		    size_t len, struct bf_table **tp, struct bf_kernel *k)
 {
 	const struct ipt_replace *repl = data;
 	struct bf_table *t;
@@ -140,7 +142,7 @@ static int bf_parse(const struct bpfilter_req *req, const void *data,
 		goto err;
 	}
 	memcpy(t->entries, repl + 1, repl->size);
-	err = bf_validate(req->family, repl, t->entries, &t->info);
+	err = bf_validate_kernel(req->family, repl, t->entries, &t->info, k);
 	if (err)
 		goto err;
 	if (strcmp(t->name, "filter")) {
@@ -172,13 +174,13 @@ err:
  * The program of a new table, maybe @old's (@old is the table the kernel
  * runs): BF_FALLBACK if it cannot have one.
  */
-static int bf_compile(struct bf_table *t, struct bf_table *old)
+static int bf_compile(struct bf_table *t, struct bf_table *old, bool checked)
 {
 	int *from = NULL;
 	struct bf_ir ir;
 	int err;
 
-	err = bf_ir_build(t->family, t->entries, &t->info, &ir);
+	err = bf_ir_build_xt(t->family, t->entries, &t->info, checked, &ir);
 	if (err)
 		return err;
 	if (old && old->prog.prog_fd >= 0)
@@ -187,13 +189,38 @@ static int bf_compile(struct bf_table *t, struct bf_table *old)
 	err = bf_load(&ir, old ? &old->prog : NULL, from, &t->prog);
 	t->conntrack = ir.conntrack;
 	t->targets = ir.targets;
+	t->nxt = ir.nxt;
 	free(from);
 	bf_ir_free(&ir);
 	return err;
 }
 
+/* struct bpfilter_check: the entries the module checks, the errno after. */
+static int bf_put_check(const struct bf_kernel *k, int err,
+			struct bf_out *out)
+{
+	struct bpfilter_check *chk = out->data;
+	struct bpfilter_check_entry *ce = (void *)(chk + 1);
+	unsigned int i;
+
+	if (out->room < sizeof(*chk) || (out->room - sizeof(*chk)) /
+					 sizeof(*ce) < k->n)
+		return -EMSGSIZE;
+	memset(chk, 0, sizeof(*chk));
+	chk->nentries = k->n;
+	chk->err = err;
+	for (i = 0; i < k->n; i++) {
+		ce[i].offset = k->off[i];
+		ce[i].hook_mask = k->hooks[i];
+	}
+	out->reply->action = BPFILTER_CHECK;
+	out->reply->len = sizeof(*chk) + k->n * sizeof(*ce);
+	return 0;
+}
+
 /* struct bpfilter_layout: the counter of each entry, the map's changes. */
-static int bf_put_layout(const struct bf_prog *prog, struct bf_out *out)
+static int bf_put_layout(const struct bf_prog *prog, unsigned int nxt,
+			 struct bf_out *out)
 {
 	size_t slots = prog->nslots * sizeof(*prog->slot);
 	size_t ops = prog->nops * sizeof(*prog->ops);
@@ -204,6 +231,7 @@ static int bf_put_layout(const struct bf_prog *prog, struct bf_out *out)
 	memset(lay, 0, sizeof(*lay));
 	lay->nslots = prog->nslots;
 	lay->nops = prog->nops;
+	lay->nxt = nxt;
 	memcpy(lay + 1, prog->slot, slots);
 	memcpy((char *)(lay + 1) + slots, prog->ops, ops);
 	out->reply->len = sizeof(*lay) + slots + ops;
@@ -215,6 +243,7 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 {
 	const struct ipt_replace *repl = data;
 	struct bf_table **p, *t = NULL;
+	struct bf_kernel k = {};
 	int err;
 
 	if (len < sizeof(*repl))
@@ -226,7 +255,18 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 		p = bf_find(req->net_cookie, req->family, repl->name);
 	}
 
-	err = bf_parse(req, data, len, &t);
+	err = bf_parse(req, data, len, &t,
+		       req->flags & BPFILTER_REQ_NOXT || !bf_load_xt() ? NULL :
+								&k);
+	/* The module checks the kernel's matches first, then asks again. */
+	if (k.n && err != BF_FALLBACK && !(req->flags & BPFILTER_REQ_CHECKED)) {
+		if (t)
+			bf_free(t);
+		err = bf_put_check(&k, err, out);
+		bf_kernel_free(&k);
+		return err;
+	}
+	bf_kernel_free(&k);
 	if (err < 0)
 		return err;
 	if (*p && repl->num_counters != (*p)->info.number) {
@@ -235,9 +275,9 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 		return -EAGAIN;
 	}
 	if (t) {
-		err = bf_compile(t, *p);
+		err = bf_compile(t, *p, req->flags & BPFILTER_REQ_CHECKED);
 		if (!err)
-			err = bf_put_layout(&t->prog, out);
+			err = bf_put_layout(&t->prog, t->nxt, out);
 		if (err) {
 			bf_free(t);
 			t = NULL;
@@ -355,11 +395,14 @@ int bf_table_load(const struct bpfilter_req *req, const void *data,
 {
 	const struct ipt_replace *repl = data;
 	struct bf_table **p, *t = NULL;
+	struct bf_kernel k = {};
 	int err;
 
 	if (len < sizeof(*repl))
 		return -EINVAL;
-	err = bf_parse(req, data, len, &t);
+	/* The module kept the kernel's matches of a table it replays. */
+	err = bf_parse(req, data, len, &t, &k);
+	bf_kernel_free(&k);
 	if (err)
 		return err < 0 ? err : -EINVAL;
 	p = bf_find(req->net_cookie, req->family, repl->name);

@@ -552,8 +552,14 @@ static int find_check_ext(const struct bf_ctx *c, unsigned int pos,
 	return check_ext(c, pos, obj, ext);
 }
 
-/* find_check_entry(): the matches in order, then the target */
-static int find_check_entry(const struct bf_ctx *c, unsigned int pos)
+/*
+ * find_check_entry(): the matches in order, then the target. With
+ * @kernel, a match the helper does not compile is left to the module,
+ * which checks the whole entry: *@kernel says so, also when a check of
+ * the helper's fails after it.
+ */
+static int find_check_entry(const struct bf_ctx *c, unsigned int pos,
+			    bool *kernel)
 {
 	unsigned char *e = entry(c, pos);
 	unsigned int off, to = target_offset(c, pos);
@@ -561,10 +567,47 @@ static int find_check_entry(const struct bf_ctx *c, unsigned int pos)
 
 	for (off = c->fam->entry_size; off < to; off += rd16(e + off)) {
 		ret = find_check_ext(c, pos, e + off, false);
+		if (ret == BF_FALLBACK && kernel) {
+			*kernel = true;
+			continue;
+		}
 		if (ret)
 			return ret;
+		if (kernel && !bf_ext_native(c->fam->family,
+					     (const void *)(e + off)))
+			*kernel = true;
 	}
 	return find_check_ext(c, pos, e + to, true);
+}
+
+/* One more entry for the module to check. */
+static int add_kernel(struct bf_kernel *k, unsigned int pos,
+		      unsigned int hook_mask)
+{
+	unsigned int *off, *hooks;
+
+	off = realloc(k->off, (k->n + 1) * sizeof(*off));
+	if (!off)
+		return -ENOMEM;
+	k->off = off;
+	hooks = realloc(k->hooks, (k->n + 1) * sizeof(*hooks));
+	if (!hooks)
+		return -ENOMEM;
+	k->hooks = hooks;
+	k->off[k->n] = pos;
+	k->hooks[k->n++] = hook_mask;
+	return 0;
+}
+
+/**
+ * bf_kernel_free - frees what bf_validate_kernel() listed
+ * @k: the list
+ */
+void bf_kernel_free(struct bf_kernel *k)
+{
+	free(k->off);
+	free(k->hooks);
+	memset(k, 0, sizeof(*k));
 }
 
 /*
@@ -622,6 +665,32 @@ static void init_info(struct bf_ctx *c)
 int bf_validate(__u8 family, const struct ipt_replace *repl, void *entries,
 		struct bf_table_info *info)
 {
+	struct bf_kernel *none = NULL;
+
+	return bf_validate_kernel(family, repl, entries, info, none);
+}
+
+/**
+ * bf_validate_kernel - bf_validate(), with matches left to the module
+ * @family: NFPROTO_IPV4 or NFPROTO_IPV6
+ * @repl: the replace header
+ * @entries: its entries, a copy the checks may write to
+ * @info: what translate_table() would learn, filled in on success
+ * @k: zeroed; the entries whose matches the module must check, in order
+ *	(to be freed with bf_kernel_free(), also on error)
+ *
+ * Where bf_validate() returns BF_FALLBACK for a match it does not serve,
+ * this lists its entry and goes on. An error of the helper's own checks
+ * after listed entries is returned as it is: the module's checks of those
+ * come first.
+ *
+ * Return: as bf_validate(); BF_FALLBACK only for a target the helper
+ * does not serve.
+ */
+int bf_validate_kernel(__u8 family, const struct ipt_replace *repl,
+		       void *entries, struct bf_table_info *info,
+		       struct bf_kernel *k)
+{
 	struct bf_ctx c = {
 		.repl	= repl,
 		.base	= entries,
@@ -658,7 +727,15 @@ int bf_validate(__u8 family, const struct ipt_replace *repl, void *entries,
 		return ret;
 
 	for (pos = 0; pos < c.size; pos += next_offset(&c, pos)) {
-		ret = find_check_entry(&c, pos);
+		bool kernel = false;
+
+		ret = find_check_entry(&c, pos, k ? &kernel : NULL);
+		if (kernel && ret != BF_FALLBACK) {
+			int err = add_kernel(k, pos, comefrom(&c, pos));
+
+			if (err)
+				return err;
+		}
 		if (ret)
 			return ret;
 	}

@@ -30,8 +30,24 @@ struct bf_table_info {
 	unsigned int underflow[NF_INET_NUMHOOKS];
 };
 
+/**
+ * struct bf_kernel - the entries with matches only the kernel has
+ * @n: their number
+ * @off: the offset of each
+ * @hooks: the hook mask of each, its comefrom
+ */
+struct bf_kernel {
+	unsigned int n;
+	unsigned int *off;
+	unsigned int *hooks;
+};
+
 int bf_validate(__u8 family, const struct ipt_replace *repl, void *entries,
 		struct bf_table_info *info);
+int bf_validate_kernel(__u8 family, const struct ipt_replace *repl,
+		       void *entries, struct bf_table_info *info,
+		       struct bf_kernel *k);
+void bf_kernel_free(struct bf_kernel *k);
 int bf_revision(__u8 family, const char *name, __u8 revision,
 		bool target);
 

@@ -212,6 +212,70 @@ test_reject_log()
 	ip netns exec "$server" "$ipt" -F INPUT
 }
 
+# served_by NS IPT: "bpfilter" if bpfilter serves NS's filter table of
+# IPT's family, else "ip_tables".
+served_by()
+{
+	local fam=ipv4
+
+	[ "$2" = ip6tables-legacy ] && fam=ipv6
+	if ip netns exec "$1" cat /proc/net/bpfilter 2>/dev/null |
+	   grep -q "^$fam filter .*prog="; then
+		echo bpfilter
+	else
+		echo ip_tables
+	fi
+}
+
+# Matches that bpfilter's helper does not compile run in the kernel, as
+# ip_tables runs them: limit's bucket passes its burst then stops, ttl/hl
+# and a conntrack option other than --ctstate alone decide as they would.
+# With bpfilter, the table is its own (the bridge), and with bridge=N it
+# is ip_tables' again, with the same packets through.
+test_kernel_matches()
+{
+	local ipt=$1 addr=$2 hop=ttl want c got bridge=/sys/module/bpfilter/parameters/bridge
+
+	[ "$ipt" = ip6tables-legacy ] && hop=hl
+	want=ip_tables
+	[ -w "$bridge" ] && want=bpfilter
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5040 \
+		-m limit --limit 1/hour --limit-burst 3 -j ACCEPT
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5040 -j DROP
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5041 \
+		-m $hop --$hop-lt 2 -j DROP
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5042 \
+		-m conntrack --ctstatus ASSURED -j DROP
+	check "$ipt: a table with limit, $hop and conntrack --ctstatus is served by $want" \
+		[ "$(served_by "$server" "$ipt")" = "$want" ]
+	got=$(send_recv "$addr" 5040 10)
+	check "$ipt: limit passes its burst of 3 (got $got)" [ "$got" = 3 ]
+	c=$(counters "$server" "$ipt" INPUT 1)
+	check "$ipt: the limit rule counted 3 packets ($c)" [ "${c%% *}" = 3 ]
+	c=$(counters "$server" "$ipt" INPUT 2)
+	check "$ipt: the DROP after it counted 7 ($c)" [ "${c%% *}" = 7 ]
+	got=$(send_recv "$addr" 5041 10)
+	check "$ipt: --$hop-lt 2 does not match hop limit 64 (got $got)" [ "$got" = 10 ]
+	got=$(send_recv "$addr" 5042 10)
+	check "$ipt: --ctstatus ASSURED does not match a one-way flow (got $got)" [ "$got" = 10 ]
+
+	if [ "$want" = bpfilter ]; then
+		# Each replace checks the matches anew: a new bucket.
+		echo N >"$bridge"
+		ip netns exec "$server" "$ipt" -Z
+		ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5043 -j DROP
+		check "$ipt: with bridge=N, ip_tables serves the table" \
+			[ "$(served_by "$server" "$ipt")" = ip_tables ]
+		got=$(send_recv "$addr" 5040 10)
+		check "$ipt: ip_tables' limit passes its burst of 3 too (got $got)" [ "$got" = 3 ]
+		echo Y >"$bridge"
+		ip netns exec "$server" "$ipt" -D INPUT 5
+		check "$ipt: with bridge=Y again, bpfilter serves it" \
+			[ "$(served_by "$server" "$ipt")" = bpfilter ]
+	fi
+	ip netns exec "$server" "$ipt" -F INPUT
+}
+
 # Two tables that drop udp to 5020, the second from a user chain, replace
 # each other while datagrams flow: a packet sees one of them whole, so none
 # gets through (with no table in force, or a mix, one would).
@@ -308,6 +372,8 @@ test_user_chain ip6tables-legacy dead:1::2
 sysctl -qw net.netfilter.nf_log_all_netns=1
 test_reject_log iptables-legacy 10.0.1.2
 test_reject_log ip6tables-legacy dead:1::2
+test_kernel_matches iptables-legacy 10.0.1.2
+test_kernel_matches ip6tables-legacy dead:1::2
 test_replace_under_traffic iptables-legacy 10.0.1.2
 test_replace_under_traffic ip6tables-legacy dead:1::2
 test_helper_killed iptables-legacy 10.0.1.2

@@ -449,9 +449,20 @@ COMMIT"
 -A INPUT -p tcp -m tcp --dport 22 -j ACCEPT
 -A INPUT -m limit --limit 3/min --limit-burst 7 -j ACCEPT
 COMMIT"
-		check_not_owned "$proto filter table with limit not owned by bpfilter" \
-			"$ns" "$proto"
-		check_hooked "with limit, given back" "$ns" "$proto" yes
+		# The kernel's limit match, run by bpfilter (its bridge).
+		check_owned "$proto filter table with limit owned by bpfilter" \
+			"$ns" "$proto" 6
+		check_hooked "with limit, served" "$ns" "$proto" no
+		if [ "$mode" = bpfilter ]; then
+			echo N >/sys/module/bpfilter/parameters/bridge
+			ipt -A INPUT -p tcp --dport 23 -j DROP
+			check_not_owned \
+				"$proto table with limit, bridge=N: not owned by bpfilter" \
+				"$ns" "$proto"
+			check_hooked "with limit and bridge=N, given back" "$ns" "$proto" yes
+			echo Y >/sys/module/bpfilter/parameters/bridge
+			ipt -D INPUT 3
+		fi
 		ipt -F
 		check_save "flush after limit" "$EMPTY"
 	else

@@ -18,6 +18,8 @@
 #include <dirent.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <linux/netfilter/xt_limit.h>
+#include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
 
@@ -525,6 +527,149 @@ TEST_F(filter, replace_jump_into_rule)
 	((struct xt_standard_target *)target_of(b, jump))->verdict = b->off[5];
 	fill_replace(self->repl, b, 4);
 	EXPECT_REPLACE(0, sizeof(*self->repl) + b->size);
+}
+
+/* A match of a rule under construction. */
+struct mspec {
+	const char *name;
+	__u8 revision;
+	const void *data;
+	size_t size;		/* of the data, before alignment */
+};
+
+/*
+ * Append "-p PROTO -m ... -j ACCEPT" with the matches of @m (@n of them):
+ * the entry as iptables writes it.
+ */
+static unsigned int add_matches(struct blob *b, __u16 proto,
+				const struct mspec *m, unsigned int n)
+{
+	unsigned int off = b->size, at = b->ehdr, i;
+	struct xt_standard_target *t;
+	struct xt_entry_match *em;
+
+	memset(b->data + off, 0, BLOB_MAX - off);
+	for (i = 0; i < n; i++) {
+		em = (void *)(b->data + off + at);
+		em->u.user.match_size = XT_ALIGN(sizeof(*em) + m[i].size);
+		set_name(em->u.user.name, sizeof(em->u.user.name), m[i].name);
+		em->u.user.revision = m[i].revision;
+		memcpy(em->data, m[i].data, m[i].size);
+		at += em->u.user.match_size;
+	}
+	*target_offset(b, off) = at;
+	*next_offset(b, off) = at + STD_TARGET;
+	if (b->iphdr == sizeof(struct ipt_ip)) {
+		((struct ipt_ip *)(b->data + off))->proto = proto;
+	} else {
+		((struct ip6t_ip6 *)(b->data + off))->proto = proto;
+		if (proto)
+			((struct ip6t_ip6 *)(b->data + off))->flags |= IP6T_F_PROTO;
+	}
+	t = target_of(b, off);
+	t->target.u.user.target_size = STD_TARGET;
+	t->verdict = VERDICT(NF_ACCEPT);
+	b->off[b->num++] = off;
+	b->size += at + STD_TARGET;
+	return off;
+}
+
+/* Rules of @n1 and @n2 matches in INPUT, then the default table. */
+static void build_rules(struct blob *b, const struct mspec *m1, unsigned int n1,
+			const struct mspec *m2, unsigned int n2)
+{
+	unsigned int rules = 0;
+
+	b->size = 0;
+	b->num = 0;
+	if (n1) {
+		add_matches(b, IPPROTO_TCP, m1, n1);
+		rules++;
+	}
+	if (n2) {
+		add_matches(b, IPPROTO_TCP, m2, n2);
+		rules++;
+	}
+	add_standard(b, VERDICT(NF_ACCEPT));
+	add_standard(b, VERDICT(NF_ACCEPT));
+	add_standard(b, VERDICT(NF_ACCEPT));
+	add_error(b, XT_ERROR_TARGET);
+	set_hooks(b, 0, rules, rules + 1, rules + 2);
+}
+
+/*
+ * Matches that bpfilter's helper does not compile are checked by the
+ * kernel, as ip_tables checks them, and their errors come in the order
+ * of the entries and of the matches in an entry, interleaved with those
+ * of the matches the helper checks itself: the same errno as ip_tables
+ * (the security table) for each.
+ */
+TEST_F(filter, replace_kernel_match_errors)
+{
+	struct xt_rateinfo limit = { .avg = XT_LIMIT_SCALE, .burst = 5 };
+	struct xt_rateinfo no_burst = { .avg = XT_LIMIT_SCALE, .burst = 0 };
+	struct xt_tcp tcp = { .spts = { 0, 0xffff }, .dpts = { 22, 22 } };
+	struct xt_tcp bad_tcp = { .spts = { 0, 0xffff }, .dpts = { 22, 22 },
+				  .invflags = 0x80 };
+	const struct mspec ok[] = {
+		{ "tcp", 0, &tcp, sizeof(tcp) },
+		{ "limit", 0, &limit, sizeof(limit) },
+	};
+	const struct mspec erange[] = { { "limit", 0, &no_burst, sizeof(no_burst) } };
+	const struct mspec einval[] = { { "tcp", 0, &bad_tcp, sizeof(bad_tcp) } };
+	const struct mspec short_limit[] = { { "limit", 0, &limit, 8 } };
+	const struct mspec unknown[] = { { "nosuchmatch", 0, &limit, sizeof(limit) } };
+	const struct mspec bad_rev[] = { { "limit", 7, &limit, sizeof(limit) } };
+	const struct mspec both[] = {
+		{ "limit", 0, &no_burst, sizeof(no_burst) },
+		{ "tcp", 0, &bad_tcp, sizeof(bad_tcp) },
+	};
+	const struct mspec both_rev[] = {
+		{ "tcp", 0, &bad_tcp, sizeof(bad_tcp) },
+		{ "limit", 0, &no_burst, sizeof(no_burst) },
+	};
+	struct blob *b = &self->blob;
+
+	/* xt_limit's checkentry refuses a burst of 0. */
+	build_rules(b, erange, 1, NULL, 0);
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(-ERANGE, sizeof(*self->repl) + b->size);
+
+	build_rules(b, short_limit, 1, NULL, 0);
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(-EINVAL, sizeof(*self->repl) + b->size);
+
+	build_rules(b, unknown, 1, NULL, 0);
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(-ENOENT, sizeof(*self->repl) + b->size);
+
+	build_rules(b, bad_rev, 1, NULL, 0);
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(-EPROTOTYPE, sizeof(*self->repl) + b->size);
+
+	/* The kernel's match in the first entry, the helper's in the second. */
+	build_rules(b, erange, 1, einval, 1);
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(-ERANGE, sizeof(*self->repl) + b->size);
+	build_rules(b, einval, 1, erange, 1);
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(-EINVAL, sizeof(*self->repl) + b->size);
+
+	/* Both in one entry, in either order. */
+	build_rules(b, both, 2, NULL, 0);
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(-ERANGE, sizeof(*self->repl) + b->size);
+	build_rules(b, both_rev, 2, NULL, 0);
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(-EINVAL, sizeof(*self->repl) + b->size);
+
+	/* A good one: bpfilter, when loaded, serves it. */
+	build_rules(b, ok, 2, NULL, 0);
+	fill_replace(self->repl, b, 4);
+	EXPECT_REPLACE(0, sizeof(*self->repl) + b->size);
+	if (bpfilter_owns(variant->family == AF_INET ? "ipv4" : "ipv6") >= 0)
+		EXPECT_EQ(1, bpfilter_owns(variant->family == AF_INET ?
+					   "ipv4" : "ipv6"));
 }
 
 /*
