@@ -301,6 +301,7 @@ int bpfilter_xt_check(struct net *net, int family, const char *table,
 	int err;
 
 	*xtp = NULL;
+	/* The helper's fault, not a lack of memory: it is restarted. */
 	*broken = true;
 	if (len < sizeof(*chk) || chk->reserved || chk->err > 0 ||
 	    chk->err < -MAX_ERRNO ||
@@ -308,6 +309,7 @@ int bpfilter_xt_check(struct net *net, int family, const char *table,
 	    len != sizeof(*chk) + chk->nentries * sizeof(*ce) ||
 	    !chk->nentries)
 		return -EPROTO;
+	*broken = false;
 
 	copy = kvcalloc(chk->nentries, sizeof(*copy), GFP_KERNEL_ACCOUNT);
 	if (!copy)
@@ -322,6 +324,7 @@ int bpfilter_xt_check(struct net *net, int family, const char *table,
 		 */
 		if (ce[i].offset < end ||
 		    ce[i].hook_mask & ~((1 << NF_INET_NUMHOOKS) - 1)) {
+			*broken = true;
 			err = -EPROTO;
 			goto out;
 		}
@@ -329,13 +332,13 @@ int bpfilter_xt_check(struct net *net, int family, const char *table,
 					   ce[i].hook_mask);
 		if (IS_ERR(copy[i])) {
 			err = PTR_ERR(copy[i]);
+			*broken = err == -EPROTO;
 			copy[i] = NULL;
 			goto out;
 		}
 		end = ce[i].offset + bpfilter_xt_u16(copy[i], lay->next_offset);
 		n += bpfilter_xt_count(copy[i], family);
 	}
-	*broken = false;
 
 	xt = kvzalloc(struct_size(xt, m, n), GFP_KERNEL_ACCOUNT);
 	if (!xt) {

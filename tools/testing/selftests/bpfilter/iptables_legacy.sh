@@ -244,8 +244,12 @@ test_kernel_matches()
 	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5040 -j DROP
 	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5041 \
 		-m $hop --$hop-lt 2 -j DROP
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5041 \
+		-m $hop --$hop-gt 2 -j DROP
 	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5042 \
 		-m conntrack --ctstatus ASSURED -j DROP
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5043 \
+		-m conntrack ! --ctstatus ASSURED -j DROP
 	check "$ipt: a table with limit, $hop and conntrack --ctstatus is served by $want" \
 		[ "$(served_by "$server" "$ipt")" = "$want" ]
 	got=$(send_recv "$addr" 5040 10)
@@ -254,24 +258,35 @@ test_kernel_matches()
 	check "$ipt: the limit rule counted 3 packets ($c)" [ "${c%% *}" = 3 ]
 	c=$(counters "$server" "$ipt" INPUT 2)
 	check "$ipt: the DROP after it counted 7 ($c)" [ "${c%% *}" = 7 ]
+	# Each of these decides, both ways: a match run in the wrong place,
+	# or not at all, gets one of them wrong.
 	got=$(send_recv "$addr" 5041 10)
-	check "$ipt: --$hop-lt 2 does not match hop limit 64 (got $got)" [ "$got" = 10 ]
+	check "$ipt: --$hop-gt 2 drops hop limit 64, --$hop-lt 2 does not (got $got)" \
+		[ "$got" = 0 ]
+	c=$(counters "$server" "$ipt" INPUT 3)
+	check "$ipt: the --$hop-lt 2 rule counted nothing ($c)" [ "${c%% *}" = 0 ]
+	c=$(counters "$server" "$ipt" INPUT 4)
+	check "$ipt: the --$hop-gt 2 rule counted 10 ($c)" [ "${c%% *}" = 10 ]
 	got=$(send_recv "$addr" 5042 10)
 	check "$ipt: --ctstatus ASSURED does not match a one-way flow (got $got)" [ "$got" = 10 ]
+	got=$(send_recv "$addr" 5043 10)
+	check "$ipt: ! --ctstatus ASSURED matches it (got $got)" [ "$got" = 0 ]
 
 	if [ "$want" = bpfilter ]; then
 		# Each replace checks the matches anew: a new bucket.
 		echo N >"$bridge"
 		ip netns exec "$server" "$ipt" -Z
-		ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5043 -j DROP
+		ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5044 -j DROP
 		check "$ipt: with bridge=N, ip_tables serves the table" \
 			[ "$(served_by "$server" "$ipt")" = ip_tables ]
 		got=$(send_recv "$addr" 5040 10)
 		check "$ipt: ip_tables' limit passes its burst of 3 too (got $got)" [ "$got" = 3 ]
 		echo Y >"$bridge"
-		ip netns exec "$server" "$ipt" -D INPUT 5
+		ip netns exec "$server" "$ipt" -D INPUT 7
 		check "$ipt: with bridge=Y again, bpfilter serves it" \
 			[ "$(served_by "$server" "$ipt")" = bpfilter ]
+		got=$(send_recv "$addr" 5040 10)
+		check "$ipt: a new limit, a new burst of 3 (got $got)" [ "$got" = 3 ]
 	fi
 	ip netns exec "$server" "$ipt" -F INPUT
 }
