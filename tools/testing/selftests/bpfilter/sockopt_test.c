@@ -628,45 +628,34 @@ TEST_F(filter, replace_kernel_match_errors)
 		{ "tcp", 0, &bad_tcp, sizeof(bad_tcp) },
 		{ "limit", 0, &no_burst, sizeof(no_burst) },
 	};
+	const struct {
+		const struct mspec *m1, *m2;	/* the first and second rule */
+		unsigned int n1, n2;
+		int err;
+	} cases[] = {
+		/* xt_limit's checkentry refuses a burst of 0. */
+		{ erange, NULL, 1, 0, -ERANGE },
+		{ short_limit, NULL, 1, 0, -EINVAL },
+		{ unknown, NULL, 1, 0, -ENOENT },
+		{ bad_rev, NULL, 1, 0, -EPROTOTYPE },
+		/* The kernel's match in one entry, the helper's in the next. */
+		{ erange, einval, 1, 1, -ERANGE },
+		{ einval, erange, 1, 1, -EINVAL },
+		/* Both in one entry, in either order. */
+		{ both, NULL, 2, 0, -ERANGE },
+		{ both_rev, NULL, 2, 0, -EINVAL },
+		/* A good one, last: bpfilter, when loaded, serves it. */
+		{ ok, NULL, 2, 0, 0 },
+	};
 	struct blob *b = &self->blob;
+	unsigned int i;
 
-	/* xt_limit's checkentry refuses a burst of 0. */
-	build_rules(b, erange, 1, NULL, 0);
-	fill_replace(self->repl, b, 4);
-	EXPECT_REPLACE(-ERANGE, sizeof(*self->repl) + b->size);
-
-	build_rules(b, short_limit, 1, NULL, 0);
-	fill_replace(self->repl, b, 4);
-	EXPECT_REPLACE(-EINVAL, sizeof(*self->repl) + b->size);
-
-	build_rules(b, unknown, 1, NULL, 0);
-	fill_replace(self->repl, b, 4);
-	EXPECT_REPLACE(-ENOENT, sizeof(*self->repl) + b->size);
-
-	build_rules(b, bad_rev, 1, NULL, 0);
-	fill_replace(self->repl, b, 4);
-	EXPECT_REPLACE(-EPROTOTYPE, sizeof(*self->repl) + b->size);
-
-	/* The kernel's match in the first entry, the helper's in the second. */
-	build_rules(b, erange, 1, einval, 1);
-	fill_replace(self->repl, b, 4);
-	EXPECT_REPLACE(-ERANGE, sizeof(*self->repl) + b->size);
-	build_rules(b, einval, 1, erange, 1);
-	fill_replace(self->repl, b, 4);
-	EXPECT_REPLACE(-EINVAL, sizeof(*self->repl) + b->size);
-
-	/* Both in one entry, in either order. */
-	build_rules(b, both, 2, NULL, 0);
-	fill_replace(self->repl, b, 4);
-	EXPECT_REPLACE(-ERANGE, sizeof(*self->repl) + b->size);
-	build_rules(b, both_rev, 2, NULL, 0);
-	fill_replace(self->repl, b, 4);
-	EXPECT_REPLACE(-EINVAL, sizeof(*self->repl) + b->size);
-
-	/* A good one: bpfilter, when loaded, serves it. */
-	build_rules(b, ok, 2, NULL, 0);
-	fill_replace(self->repl, b, 4);
-	EXPECT_REPLACE(0, sizeof(*self->repl) + b->size);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		TH_LOG("case %u: %d expected", i, cases[i].err);
+		build_rules(b, cases[i].m1, cases[i].n1, cases[i].m2, cases[i].n2);
+		fill_replace(self->repl, b, 4);
+		EXPECT_REPLACE(cases[i].err, sizeof(*self->repl) + b->size);
+	}
 	if (bpfilter_owns(variant->family == AF_INET ? "ipv4" : "ipv6") >= 0)
 		EXPECT_EQ(1, bpfilter_owns(variant->family == AF_INET ?
 					   "ipv4" : "ipv6"));
