@@ -5,7 +5,6 @@
 #include <linux/list.h>
 #include <linux/rcupdate.h>
 #include <linux/mutex.h>
-#include <linux/netfilter.h>
 #include <linux/sockptr.h>
 #include <linux/types.h>
 #include <linux/usermode_driver.h>
@@ -25,11 +24,6 @@ enum {
 	BPFILTER_IPV6,
 	BPFILTER_NFAMILIES,
 };
-
-/* The hooks of the filter table. */
-#define BPFILTER_FILTER_HOOKS	((1 << NF_INET_LOCAL_IN) | \
-				 (1 << NF_INET_FORWARD) | \
-				 (1 << NF_INET_LOCAL_OUT))
 
 /**
  * struct bpfilter_run - what the hooks run for a table
