@@ -28,7 +28,7 @@ enum {
 /**
  * struct bpfilter_run - what the hooks run for a table
  * @prog: its program
- * @xt: the kernel's matches the program calls, or NULL
+ * @xt: the kernel's matches and targets the program calls, or NULL
  * @rcu: freed after the hooks are done with it
  */
 struct bpfilter_run {
@@ -40,11 +40,16 @@ struct bpfilter_run {
 /**
  * struct bpfilter_frame - the table a program runs for, for its kfuncs
  * @state: the hook state the program was given
- * @xt: the table's kernel matches
+ * @skb: its packet
+ * @xt: the table's kernel matches and targets
+ * @verdict: NF_ACCEPT, or the verdict of the kernel target that ended the
+ *	program, which its NF_ACCEPT stands for
  */
 struct bpfilter_frame {
 	const struct nf_hook_state *state;
+	const struct sk_buff *skb;
 	const struct bpfilter_xt *xt;
+	unsigned int verdict;
 };
 
 /**
@@ -180,10 +185,11 @@ int bpfilter_xt_check(struct net *net, int family, const char *table,
 		      struct bpfilter_xt **xtp, bool *broken);
 void bpfilter_xt_destroy(struct bpfilter_xt *xt);
 unsigned int bpfilter_xt_count_matches(const struct bpfilter_xt *xt);
+unsigned int bpfilter_xt_count_targets(const struct bpfilter_xt *xt);
 void bpfilter_xt_to_user(const struct bpfilter_xt *xt, void *entries,
 			 unsigned int size);
-const struct bpfilter_frame *bpfilter_xt_enter(const struct bpfilter_frame *f);
-void bpfilter_xt_leave(const struct bpfilter_frame *up);
+struct bpfilter_frame *bpfilter_xt_enter(struct bpfilter_frame *f);
+void bpfilter_xt_leave(struct bpfilter_frame *up);
 
 int bpfilter_setsockopt_ops(struct sock *sk, u8 pf, int optname,
 			    sockptr_t optval, unsigned int optlen);

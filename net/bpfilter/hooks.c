@@ -35,8 +35,7 @@ static unsigned int bpfilter_run(void *priv, struct sk_buff *skb,
 		.state = state,
 		.skb = skb,
 	};
-	const struct bpfilter_frame *up;
-	struct bpfilter_frame f;
+	struct bpfilter_frame f, *up;
 	struct bpfilter_run *run;
 	unsigned int verdict;
 
@@ -48,16 +47,31 @@ static unsigned int bpfilter_run(void *priv, struct sk_buff *skb,
 		return bpf_prog_run_pin_on_cpu(run->prog, &ctx);
 
 	/*
-	 * The kernel's matches run as under ipt_do_table(), with BH off,
-	 * which also keeps this CPU's frame the program's until it returns.
+	 * The kernel's matches and targets run as under ipt_do_table(),
+	 * with BH off, which also keeps this CPU's frame the program's until
+	 * it returns.
 	 */
 	f.state = state;
+	f.skb = skb;
 	f.xt = run->xt;
+	f.verdict = NF_ACCEPT;
 	local_bh_disable();
 	up = bpfilter_xt_enter(&f);
 	verdict = bpf_prog_run(run->prog, &ctx);
 	bpfilter_xt_leave(up);
 	local_bh_enable();
+	/*
+	 * A program can only return NF_ACCEPT or NF_DROP: after a kernel
+	 * target gave another verdict (NF_QUEUE with its queue, NF_STOLEN,
+	 * NF_DROP with an errno), it returns NF_ACCEPT for "the target's
+	 * verdict". It drops after a target when a match had set hotdrop, as
+	 * ipt_do_table() does, unless the target took the packet: there
+	 * ipt_do_table() would return NF_DROP for a packet it no longer owns,
+	 * and the target's NF_STOLEN is kept on purpose.
+	 */
+	if (verdict == NF_ACCEPT ||
+	    (f.verdict & NF_VERDICT_MASK) == NF_STOLEN)
+		verdict = f.verdict;
 	return verdict;
 }
 
@@ -300,9 +314,10 @@ int bpfilter_layout(struct bpfilter_table *t, struct bpf_prog *prog,
 	size_t size = 0;
 	u32 i;
 
-	/* The helper numbered the kernel's matches as the module did. */
-	if (len < sizeof(*lay) || lay->reserved || lay->nslots != t->number ||
+	/* The helper numbered the kernel's extensions as the module did. */
+	if (len < sizeof(*lay) || lay->nslots != t->number ||
 	    lay->nxt != bpfilter_xt_count_matches(t->xt) ||
+	    lay->nxt_targets != bpfilter_xt_count_targets(t->xt) ||
 	    (len - sizeof(*lay)) / sizeof(u32) < lay->nslots ||
 	    lay->nops > BPFILTER_MAX_OPS)
 		return -EPROTO;

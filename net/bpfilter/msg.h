@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 
-#define BPFILTER_PROTO_VERSION	4
+#define BPFILTER_PROTO_VERSION	5
 
 /* The largest request or reply: a table of about 300k simple rules. */
 #define BPFILTER_MAX_MSG	(64 << 20)
@@ -71,9 +71,9 @@ struct bpfilter_req {
  * @BPFILTER_DONE: the helper served it
  * @BPFILTER_FALLBACK: the helper cannot serve this table or extension;
  *	ip_tables must
- * @BPFILTER_CHECK: the table uses matches that only the kernel has: a
- *	struct bpfilter_check follows, the module checks them and sends the
- *	request again with BPFILTER_REQ_CHECKED
+ * @BPFILTER_CHECK: the table uses matches or targets that only the kernel
+ *	has: a struct bpfilter_check follows, the module checks them and
+ *	sends the request again with BPFILTER_REQ_CHECKED
  */
 enum bpfilter_action {
 	BPFILTER_DONE,
@@ -91,7 +91,9 @@ enum bpfilter_action {
  *
  * Every match of a listed entry is checked, in order, and gets the next
  * index among the table's kernel matches: the index its program passes
- * to bpfilter_xt_match().
+ * to bpfilter_xt_match(). Its target is checked after them if the entry
+ * has BPFILTER_CHECK_TARGET, and gets the next index among the table's
+ * kernel targets, for bpfilter_xt_target().
  */
 struct bpfilter_check {
 	__u32 nentries;
@@ -99,15 +101,23 @@ struct bpfilter_check {
 	__u64 reserved;
 };
 
+/* struct bpfilter_check_entry.flags: the target is the kernel's too. */
+#define BPFILTER_CHECK_TARGET	0x1
+
 /**
- * struct bpfilter_check_entry - an entry with a match only the kernel has
+ * struct bpfilter_check_entry - an entry with a match or target only the
+ *	kernel has
  * @offset: its offset in the table
  * @hook_mask: the hooks it is reached from, as mark_source_chains() sets
  *	its comefrom
+ * @flags: BPFILTER_CHECK_*
+ * @reserved: zero
  */
 struct bpfilter_check_entry {
 	__u32 offset;
 	__u32 hook_mask;
+	__u32 flags;
+	__u32 reserved;
 };
 
 /* struct bpfilter_reply.flags */
@@ -170,7 +180,7 @@ struct bpfilter_reply {
  *	makes in order, then undoes if one fails; 0 for a new program
  * @nxt: the kernel matches the program may call, as many as the module
  *	checked for the table
- * @reserved: zero
+ * @nxt_targets: the kernel targets it may call, likewise
  *
  * Counters that keep their index keep counting; those of new entries
  * are new indices, zero until the kernel makes the changes.
@@ -179,7 +189,7 @@ struct bpfilter_layout {
 	__u32 nslots;
 	__u32 nops;
 	__u32 nxt;
-	__u32 reserved;
+	__u32 nxt_targets;
 };
 
 /* The most changes of a map in place: beyond, a new program is loaded. */

@@ -352,13 +352,13 @@ static size_t bpfilter_reply_size(const struct ipt_replace *repl)
 }
 
 /*
- * Whether bpfilter runs the kernel's matches that its helper does not
- * compile; if not, ip_tables serves the tables that have them, as before
- * the bridge (and tests compare the two that way).
+ * Whether bpfilter runs the kernel's matches and targets that its helper
+ * does not compile; if not, ip_tables serves the tables that have them, as
+ * before the bridge (and tests compare the two that way).
  */
 static bool bpfilter_bridge = true;
 module_param_named(bridge, bpfilter_bridge, bool, 0644);
-MODULE_PARM_DESC(bridge, "Run the kernel's xt matches the helper does not compile (default: Y); N: ip_tables serves tables with them");
+MODULE_PARM_DESC(bridge, "Run the kernel's xt matches and targets the helper does not compile (default: Y); N: ip_tables serves tables with them");
 
 /*
  * The helper's BPFILTER_CHECK: the module checks the kernel's matches of
@@ -688,7 +688,12 @@ out_unlock:
 	return err;
 }
 
-/* Stateless: ip_tables answers if the helper cannot. */
+/*
+ * Stateless, and answered as do_ipt_get_ctl() answers it: from the kernel's
+ * xt registry, loading the extension's module first if the registry has
+ * no such name. Only for a name the registry still does not have is the
+ * helper asked: an extension it compiles that this kernel does not build.
+ */
 static int bpfilter_get_revision(struct sock *sk, u8 pf, int optname,
 				 int cmd, char __user *optval, int *optlen)
 {
@@ -697,7 +702,7 @@ static int bpfilter_get_revision(struct sock *sk, u8 pf, int optname,
 		struct xt_get_revision rev;
 	} msg;
 	struct bpfilter_reply reply;
-	int err;
+	int err, ret;
 
 	if (*optlen != sizeof(msg.rev))
 		return -EINVAL;
@@ -705,12 +710,21 @@ static int bpfilter_get_revision(struct sock *sk, u8 pf, int optname,
 		return -EFAULT;
 	msg.rev.name[sizeof(msg.rev.name) - 1] = '\0';
 
+	try_then_request_module(xt_find_revision(pf, msg.rev.name,
+						 msg.rev.revision,
+						 cmd == IPT_SO_GET_REVISION_TARGET,
+						 &ret),
+				"%st_%s", pf == NFPROTO_IPV4 ? "ip" : "ip6",
+				msg.rev.name);
+	if (ret != -ENOENT)
+		return ret;
+
 	bpfilter_req_init(&msg.req, sk, pf, cmd, *optlen, false);
 	/* Not sizeof(msg): the helper wants no padding after the name. */
 	err = bpfilter_call(BPFILTER_MSG_GET, &msg, offsetofend(typeof(msg), rev),
 			    &reply, sizeof(reply), NULL);
 	if (err < 0 || reply.action == BPFILTER_FALLBACK)
-		return nf_getsockopt(sk, pf, optname, optval, optlen);
+		return -ENOENT;
 	return reply.ret;
 }
 

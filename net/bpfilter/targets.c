@@ -223,6 +223,7 @@ BTF_ID_FLAGS(func, bpfilter_reject)
 BTF_ID_FLAGS(func, bpfilter_log)
 BTF_ID_FLAGS(func, bpfilter_match)
 BTF_ID_FLAGS(func, bpfilter_xt_match)
+BTF_ID_FLAGS(func, bpfilter_xt_target)
 BTF_KFUNCS_END(bpfilter_kfunc_ids)
 
 /*

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel's own xt matches, checked and run for the helper's programs:
- * the bridge by which bpfilter serves every match the kernel has, not only
- * those the helper compiles.
+ * The kernel's own xt matches and targets, checked and run for the
+ * helper's programs: the bridge by which bpfilter serves every extension
+ * the kernel has, not only those the helper compiles.
  *
- * When a table uses a match the helper does not compile, the module checks
- * it as ip_tables' find_check_entry() would, in a copy of its entry that
- * the table owns: the same xt_mtchk_param, so the same errno, and whatever
- * private state checkentry allocates (limit's bucket, recent's table,
- * hashlimit's hash) lives as long as the table. The program then calls
- * bpfilter_xt_match() with the index of the match among the table's
- * instances.
+ * When a table uses a match or a target the helper does not compile, the
+ * module checks it as ip_tables' find_check_entry() would, in a copy of
+ * its entry that the table owns: the same xt_mtchk_param and
+ * xt_tgchk_param, so the same errno, and whatever private state checkentry
+ * allocates (limit's bucket, recent's table, hashlimit's hash, CT's
+ * template) lives as long as the table. The program then calls
+ * bpfilter_xt_match() or bpfilter_xt_target() with the index of the match
+ * or target among the table's instances.
  *
  * The helper says which entries need the kernel and with which hook mask;
  * it runs without privileges on what user space sent, so nothing it says
@@ -31,39 +32,48 @@
 #include "bpfilter.h"
 
 /**
- * struct bpfilter_xt_inst - a checked match the programs may run
+ * struct bpfilter_xt_inst - a checked match or target the programs may run
  * @match: the kernel's match, held (module reference) until destroyed
+ * @target: or the kernel's target, likewise
  * @data: its data, in the table's copy of its entry
  * @hook_mask: the hooks it was checked for
  * @proto: IPv6: its entry has -p, so ip6t_do_table() gives it the
  *	transport header's offset (0 otherwise)
  */
 struct bpfilter_xt_inst {
-	struct xt_match *match;
+	union {
+		struct xt_match *match;
+		struct xt_target *target;
+	};
 	void *data;
 	unsigned int hook_mask;
 	bool proto;
 };
 
 /**
- * struct bpfilter_xt - the kernel's matches of a table
+ * struct bpfilter_xt - the kernel's matches and targets of a table
  * @net: the namespace they were checked in
  * @pf: NFPROTO_IPV4 or NFPROTO_IPV6
  * @n: the number of checked matches in @m
+ * @nt: the number of checked targets in @t
  * @nentries: the number of entries in @entry
- * @entry: the copies of the entries, with kernel pointers, and each one's
- *	offset in the table
+ * @entry: the copies of the entries, with kernel pointers, each one's
+ *	offset in the table and whether its target is the kernel's
+ * @t: the targets of those entries that have one, in order
  * @m: the matches of those entries, in order
  */
 struct bpfilter_xt {
 	struct net *net;
 	u8 pf;
 	unsigned int n;
+	unsigned int nt;
 	unsigned int nentries;
 	struct {
 		void *e;
 		unsigned int off;
+		bool target;
 	} *entry;
+	struct bpfilter_xt_inst *t;
 	struct bpfilter_xt_inst m[] __counted_by(n);
 };
 
@@ -133,10 +143,26 @@ static void bpfilter_xt_cleanup(struct bpfilter_xt *xt,
 	module_put(par.match->me);
 }
 
+/* The target's part of cleanup_entry() */
+static void bpfilter_xt_cleanup_target(struct bpfilter_xt *xt,
+				       struct bpfilter_xt_inst *t)
+{
+	struct xt_tgdtor_param par = {
+		.net = xt->net,
+		.target = t->target,
+		.targinfo = t->data,
+		.family = xt->pf,
+	};
+
+	if (par.target->destroy)
+		par.target->destroy(&par);
+	module_put(par.target->me);
+}
+
 /**
  * bpfilter_xt_destroy - what ip_tables' cleanup_entry() does for the
- *	matches of a table
- * @xt: the matches, or NULL
+ *	matches and targets of a table
+ * @xt: the matches and targets, or NULL
  *
  * Context: Process context; no program may run them any more (after
  * synchronize_net() if a hook could).
@@ -149,19 +175,72 @@ void bpfilter_xt_destroy(struct bpfilter_xt *xt)
 		return;
 	for (i = 0; i < xt->n; i++)
 		bpfilter_xt_cleanup(xt, &xt->m[i]);
+	for (i = 0; i < xt->nt; i++)
+		bpfilter_xt_cleanup_target(xt, &xt->t[i]);
 	for (i = 0; i < xt->nentries; i++)
 		kfree(xt->entry[i].e);
 	kvfree(xt->entry);
+	kvfree(xt->t);
 	kvfree(xt);
 }
 
 /*
+ * check_target() of the entry's target, once its matches are checked,
+ * with the xt_tgchk_param that find_check_entry() builds. The helper
+ * lists no standard target: one here is a protocol error (-EPROTO and
+ * *@broken), as it has no function to run.
+ */
+static int bpfilter_xt_check_target(struct bpfilter_xt *xt, void *e,
+				    const struct bpfilter_xt_layout *lay,
+				    const char *table, u16 proto, bool inv,
+				    bool *broken)
+{
+	struct xt_entry_target *et = bpfilter_xt_end(e, lay);
+	struct bpfilter_xt_inst *t = &xt->t[xt->nt];
+	struct xt_tgchk_param par = {
+		.net = xt->net,
+		.table = table,
+		.entryinfo = e,
+		.targinfo = et->data,
+		.hook_mask = *(u32 *)(e + lay->comefrom),
+		.family = xt->pf,
+	};
+	int err;
+
+	if (strnlen(et->u.user.name, sizeof(et->u.user.name)) ==
+	    sizeof(et->u.user.name))
+		return -EINVAL;
+	t->target = xt_request_find_target(xt->pf, et->u.user.name,
+					   et->u.user.revision);
+	if (IS_ERR(t->target))
+		return PTR_ERR(t->target);
+	if (!t->target->target) {
+		module_put(t->target->me);
+		*broken = true;
+		return -EPROTO;
+	}
+	et->u.kernel.target = t->target;
+	par.target = t->target;
+	err = xt_check_target(&par, et->u.target_size - sizeof(*et), proto,
+			      inv);
+	if (err) {
+		module_put(t->target->me);
+		return err;
+	}
+	t->data = et->data;
+	t->hook_mask = par.hook_mask;
+	xt->nt++;
+	return 0;
+}
+
+/*
  * find_check_match() for each match of an entry copy, in order, with the
- * xt_mtchk_param that find_check_entry() builds.
+ * xt_mtchk_param that find_check_entry() builds, then its target if it is
+ * the kernel's.
  */
 static int bpfilter_xt_check_entry(struct bpfilter_xt *xt, int family,
-				   const char *table, void *e,
-				   unsigned int max)
+				   const char *table, void *e, bool target,
+				   unsigned int max, bool *broken)
 {
 	const struct bpfilter_xt_layout *lay = &bpfilter_xt_layout[family];
 	struct xt_mtchk_param par = {
@@ -213,7 +292,10 @@ static int bpfilter_xt_check_entry(struct bpfilter_xt *xt, int family,
 		m->proto = has_proto;
 		xt->n++;
 	}
-	return 0;
+	if (!target)
+		return 0;
+	xt->t[xt->nt].proto = has_proto;
+	return bpfilter_xt_check_target(xt, e, lay, table, proto, inv, broken);
 }
 
 /*
@@ -266,8 +348,8 @@ static unsigned int bpfilter_xt_count(const void *e, int family)
 }
 
 /**
- * bpfilter_xt_check - checks the kernel's matches of a new table, as
- *	ip_tables' translate_table() does
+ * bpfilter_xt_check - checks the kernel's matches and targets of a new
+ *	table, as ip_tables' translate_table() does
  * @net: the table's namespace
  * @family: BPFILTER_IPV4 or BPFILTER_IPV6
  * @table: its name
@@ -275,10 +357,12 @@ static unsigned int bpfilter_xt_count(const void *e, int family)
  * @size: their size
  * @chk: the helper's list of the entries to check
  * @len: the bytes of @chk and what follows it
- * @xtp: the checked matches, for the table to own; NULL if none
+ * @xtp: the checked matches and targets, for the table to own; NULL if
+ *	none
  * @broken: set if the list is not one the helper can have made
  *
- * The entries are checked in order, each one's matches in order; the first
+ * The entries are checked in order, each one's matches in order, then its
+ * target if the helper says it is the kernel's; the first
  * error is returned, as ip_tables would return it, and everything checked
  * is undone. If the helper found an error in an entry after (or among
  * the native extensions of) the last entry listed, that is returned once
@@ -296,7 +380,7 @@ int bpfilter_xt_check(struct net *net, int family, const char *table,
 	const struct bpfilter_check_entry *ce = (const void *)(chk + 1);
 	const struct bpfilter_xt_layout *lay = &bpfilter_xt_layout[family];
 	struct bpfilter_xt *xt = NULL;
-	unsigned int i, n = 0, end = 0;
+	unsigned int i, n = 0, nt = 0, end = 0;
 	void **copy;
 	int err;
 
@@ -322,7 +406,8 @@ int bpfilter_xt_check(struct net *net, int family, const char *table,
 		 * has others: ip_tables checks with them, then refuses the
 		 * table); a match runs only at the hooks of its check.
 		 */
-		if (ce[i].offset < end ||
+		if (ce[i].offset < end || ce[i].reserved ||
+		    ce[i].flags & ~BPFILTER_CHECK_TARGET ||
 		    ce[i].hook_mask & ~((1 << NF_INET_NUMHOOKS) - 1)) {
 			*broken = true;
 			err = -EPROTO;
@@ -338,6 +423,7 @@ int bpfilter_xt_check(struct net *net, int family, const char *table,
 		}
 		end = ce[i].offset + bpfilter_xt_u16(copy[i], lay->next_offset);
 		n += bpfilter_xt_count(copy[i], family);
+		nt += !!(ce[i].flags & BPFILTER_CHECK_TARGET);
 	}
 
 	xt = kvzalloc(struct_size(xt, m, n), GFP_KERNEL_ACCOUNT);
@@ -347,7 +433,8 @@ int bpfilter_xt_check(struct net *net, int family, const char *table,
 	}
 	xt->entry = kvcalloc(chk->nentries, sizeof(*xt->entry),
 			     GFP_KERNEL_ACCOUNT);
-	if (!xt->entry) {
+	xt->t = kvcalloc(nt, sizeof(*xt->t), GFP_KERNEL_ACCOUNT);
+	if (!xt->entry || (nt && !xt->t)) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -357,10 +444,12 @@ int bpfilter_xt_check(struct net *net, int family, const char *table,
 		/* The entry is the table's as soon as a match of it is. */
 		xt->entry[i].e = copy[i];
 		xt->entry[i].off = ce[i].offset;
+		xt->entry[i].target = ce[i].flags & BPFILTER_CHECK_TARGET;
 		copy[i] = NULL;
 		xt->nentries++;
 		err = bpfilter_xt_check_entry(xt, family, table,
-					      xt->entry[i].e, n);
+					      xt->entry[i].e,
+					      xt->entry[i].target, n, broken);
 		if (err)
 			goto out;
 	}
@@ -387,19 +476,42 @@ unsigned int bpfilter_xt_count_matches(const struct bpfilter_xt *xt)
 	return xt ? xt->n : 0;
 }
 
+/**
+ * bpfilter_xt_count_targets - the number of targets of @xt
+ * @xt: checked matches and targets, or NULL
+ *
+ * Return: what the helper's program may index.
+ */
+unsigned int bpfilter_xt_count_targets(const struct bpfilter_xt *xt)
+{
+	return xt ? xt->nt : 0;
+}
+
+/* xt_data_to_user(): @keep bytes of the kernel's data, zeroes after them. */
+static void bpfilter_xt_data_to_user(void *u, const void *k, size_t keep,
+				     size_t size)
+{
+	if (keep > size)
+		return;
+	memcpy(u, k, keep);
+	memset(u + keep, 0, size - keep);
+}
+
 /*
- * xt_match_to_user() of each checked match over the helper's copy of the
- * entries: what checkentry wrote past the match's usersize is not the
- * user's, and reads as zero.
+ * xt_match_to_user() of each checked match, xt_target_to_user() of each
+ * checked target, over the helper's copy of the entries: what checkentry
+ * wrote past the usersize is not the user's, and reads as zero.
  */
 void bpfilter_xt_to_user(const struct bpfilter_xt *xt, void *entries,
 			 unsigned int size)
 {
-	unsigned int i, j = 0, off;
-	const struct xt_entry_match *em;
+	unsigned int i, j = 0, k = 0, off;
 	const struct bpfilter_xt_layout *lay;
-	struct xt_entry_match *um;
-	void *e;
+	const struct xt_entry_target *et;
+	const struct xt_entry_match *em;
+	const struct xt_target *t;
+	const struct xt_match *m;
+	void *e, *u;
 
 	if (!xt)
 		return;
@@ -410,19 +522,23 @@ void bpfilter_xt_to_user(const struct bpfilter_xt *xt, void *entries,
 		off = xt->entry[i].off;
 		if (off + bpfilter_xt_u16(e, lay->next_offset) > size)
 			return;
+		u = entries + off;
 		for (em = bpfilter_xt_first(e, lay);
 		     (void *)em < bpfilter_xt_end(e, lay);
 		     em = bpfilter_xt_next(em)) {
-			const struct xt_match *m = xt->m[j++].match;
-			size_t keep = m->usersize ?: m->matchsize;
-
-			um = entries + off + ((void *)em - e);
-			if (keep > em->u.match_size - sizeof(*em))
-				continue;
-			memcpy(um->data, em->data, keep);
-			memset(um->data + keep, 0,
-			       em->u.match_size - sizeof(*em) - keep);
+			m = xt->m[j++].match;
+			bpfilter_xt_data_to_user(u + ((void *)em->data - e),
+						 em->data,
+						 m->usersize ?: m->matchsize,
+						 em->u.match_size - sizeof(*em));
 		}
+		if (!xt->entry[i].target)
+			continue;
+		et = bpfilter_xt_end(e, lay);
+		t = xt->t[k++].target;
+		bpfilter_xt_data_to_user(u + ((void *)et->data - e), et->data,
+					 t->usersize ?: t->targetsize,
+					 et->u.target_size - sizeof(*et));
 	}
 }
 
@@ -431,7 +547,7 @@ void bpfilter_xt_to_user(const struct bpfilter_xt *xt, void *entries,
  * bpfilter_run() around the program, with BH off, so that it is the
  * running program's on this CPU until the program returns.
  */
-static DEFINE_PER_CPU(const struct bpfilter_frame *, bpfilter_frame);
+static DEFINE_PER_CPU(struct bpfilter_frame *, bpfilter_frame);
 
 /**
  * bpfilter_xt_enter - make @f the frame of the program about to run
@@ -440,9 +556,9 @@ static DEFINE_PER_CPU(const struct bpfilter_frame *, bpfilter_frame);
  * Context: BH disabled, until bpfilter_xt_leave().
  * Return: the frame it hides, for bpfilter_xt_leave().
  */
-const struct bpfilter_frame *bpfilter_xt_enter(const struct bpfilter_frame *f)
+struct bpfilter_frame *bpfilter_xt_enter(struct bpfilter_frame *f)
 {
-	const struct bpfilter_frame *up = this_cpu_read(bpfilter_frame);
+	struct bpfilter_frame *up = this_cpu_read(bpfilter_frame);
 
 	this_cpu_write(bpfilter_frame, f);
 	return up;
@@ -452,9 +568,43 @@ const struct bpfilter_frame *bpfilter_xt_enter(const struct bpfilter_frame *f)
  * bpfilter_xt_leave - the frame of the program that called ours again
  * @up: what bpfilter_xt_enter() returned
  */
-void bpfilter_xt_leave(const struct bpfilter_frame *up)
+void bpfilter_xt_leave(struct bpfilter_frame *up)
 {
 	this_cpu_write(bpfilter_frame, up);
+}
+
+/*
+ * The offsets ipt_do_table() and ip6t_do_table() give an extension of the
+ * instance @x: IPv4's are the packet's, IPv6's the program's (@off, as
+ * bpfilter_xt_match() takes it), but only such as the packet can have.
+ */
+static bool bpfilter_xt_offsets(struct sk_buff *skb,
+				const struct bpfilter_xt_inst *x, u64 off,
+				struct xt_action_param *par)
+{
+	if (par->state->pf == NFPROTO_IPV4) {
+		par->fragoff = ntohs(ip_hdr(skb)->frag_off) & IP_OFFSET;
+		par->thoff = ip_hdrlen(skb);
+		return true;
+	}
+	par->thoff = lower_32_bits(off);
+	par->fragoff = upper_32_bits(off);
+	return par->thoff <= skb->len && (x->proto || !par->thoff) &&
+	       upper_32_bits(off) <= U16_MAX;
+}
+
+/*
+ * A kfunc runs for the program of the frame only, on its packet, and not
+ * after a target gave a verdict: that target may have freed the packet
+ * (NF_STOLEN) and the program must return at once. The verifier does not
+ * know that, so the module refuses whatever a program would call next.
+ */
+static bool bpfilter_xt_frame_ok(const struct bpfilter_frame *f,
+				 const struct sk_buff *skb,
+				 const struct nf_hook_state *state)
+{
+	return f && f->state == state && f->skb == skb && f->xt &&
+	       f->verdict == NF_ACCEPT;
 }
 
 __bpf_kfunc_start_defs();
@@ -483,7 +633,7 @@ __bpf_kfunc int bpfilter_xt_match(struct sk_buff *skb,
 	struct xt_action_param par;
 	bool match;
 
-	if (!f || f->state != state || !f->xt || idx >= f->xt->n)
+	if (!bpfilter_xt_frame_ok(f, skb, state) || idx >= f->xt->n)
 		return 2;
 	m = &f->xt->m[idx];
 	if (!(m->hook_mask & (1 << state->hook)))
@@ -492,19 +642,54 @@ __bpf_kfunc int bpfilter_xt_match(struct sk_buff *skb,
 	par.matchinfo = m->data;
 	par.state = state;
 	par.hotdrop = false;
-	if (state->pf == NFPROTO_IPV4) {
-		par.fragoff = ntohs(ip_hdr(skb)->frag_off) & IP_OFFSET;
-		par.thoff = ip_hdrlen(skb);
-	} else {
-		/* The program's, but only such as the packet can have. */
-		par.thoff = lower_32_bits(off);
-		par.fragoff = upper_32_bits(off);
-		if (par.thoff > skb->len || (!m->proto && par.thoff) ||
-		    upper_32_bits(off) > U16_MAX)
-			return 2;
-	}
+	if (!bpfilter_xt_offsets(skb, m, off, &par))
+		return 2;
 	match = m->match->match(skb, &par);
 	return match | (par.hotdrop << 1);
+}
+
+/**
+ * bpfilter_xt_target - runs a checked target of the running table
+ * @skb: the packet
+ * @state: its hook state
+ * @idx: the index of the target among the table's
+ * @off: as for bpfilter_xt_match()
+ *
+ * The target may change the packet (MARK, TCPMSS ...): the program reads
+ * it again before the next rule, as ipt_do_table() reads the IP header
+ * again after XT_CONTINUE.
+ *
+ * Return: 0 for XT_CONTINUE; 1 for any other verdict, which the program
+ * stands for by returning NF_ACCEPT at once (see bpfilter_run()), without
+ * touching the packet again; 2 for "drop": a call out of a bpfilter_run()
+ * of the program's own table and packet, after a verdict, at a hook the
+ * target was not checked for, or with offsets ip6t_do_table() cannot have.
+ */
+__bpf_kfunc int bpfilter_xt_target(struct sk_buff *skb,
+				   const struct nf_hook_state *state, u32 idx,
+				   u64 off)
+{
+	struct bpfilter_frame *f = this_cpu_read(bpfilter_frame);
+	const struct bpfilter_xt_inst *t;
+	struct xt_action_param par;
+	unsigned int verdict;
+
+	if (!bpfilter_xt_frame_ok(f, skb, state) || idx >= f->xt->nt)
+		return 2;
+	t = &f->xt->t[idx];
+	if (!(t->hook_mask & (1 << state->hook)))
+		return 2;
+	par.target = t->target;
+	par.targinfo = t->data;
+	par.state = state;
+	par.hotdrop = false;
+	if (!bpfilter_xt_offsets(skb, t, off, &par))
+		return 2;
+	verdict = t->target->target(skb, &par);
+	if (verdict == XT_CONTINUE)
+		return 0;
+	f->verdict = verdict;
+	return 1;
 }
 
 __bpf_kfunc_end_defs();

@@ -287,6 +287,28 @@ static void emit_log(struct gen *g, const struct xt_log_info *info,
 				BF_MODULE_BTF, btf->log));
 }
 
+/*
+ * bpfilter_xt_target(): a target the module checked. On XT_CONTINUE (0)
+ * the packet is read again, as the target may have changed it, and goes
+ * on; any other verdict (1) is the kernel's to give, which the program's
+ * NF_ACCEPT stands for (bpfilter_run()); 2 drops.
+ */
+static void emit_xt_target(struct gen *g, const struct bf_rule *r)
+{
+	struct bf_emit *e = &g->e;
+	int cont = bf_new_label(e), drop = bf_new_label(e);
+
+	bf_emit_xt_call(e, g->ir, r, r->xt, g->btf->xt_target);
+	/* An int: its upper half is not defined. */
+	bf_jmp(e, BPF_JMP32_IMM(BPF_JEQ, R0, 0, 0), cont);
+	bf_jmp(e, BPF_JMP32_IMM(BPF_JNE, R0, 1, 0), drop);
+	bf_verdict(e, NF_ACCEPT);
+	bf_bind(e, drop);
+	bf_verdict(e, NF_DROP);
+	bf_bind(e, cont);
+	bf_emit_packet(e, g->ir, g->btf);
+}
+
 /* The target of a rule whose matches matched, in the state @key. */
 static void emit_action(struct gen *g, const struct bf_rule *r,
 			const unsigned int *key)
@@ -308,6 +330,10 @@ static void emit_action(struct gen *g, const struct bf_rule *r,
 	case BF_LOG:
 		/* XT_CONTINUE: on to the next entry, counted. */
 		emit_log(g, &r->log, g->btf);
+		label = next_state(g, key, entry + 1, 0, ~0u, &index);
+		break;
+	case BF_XT:
+		emit_xt_target(g, r);
 		label = next_state(g, key, entry + 1, 0, ~0u, &index);
 		break;
 	case BF_RETURN:
@@ -374,6 +400,10 @@ static void emit_hotdrop(struct gen *g, const struct bf_rule *r)
 	} else {
 		if (r->action == BF_LOG)
 			emit_log(g, &r->log, g->btf);
+		/* Whatever its verdict; bpfilter_run() lets NF_STOLEN be. */
+		if (r->action == BF_XT)
+			bf_emit_xt_call(e, g->ir, r, r->xt,
+					g->btf->xt_target);
 		bf_verdict(e, NF_DROP);
 	}
 	bf_bind(e, done);
@@ -486,7 +516,8 @@ int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
 	if (((ir->targets & BPFILTER_TABLE_REJECT) && btf->reject < 0) ||
 	    ((ir->targets & BPFILTER_TABLE_LOG) && btf->log < 0) ||
 	    ((ir->targets & (BPFILTER_TABLE_MAC | BPFILTER_TABLE_ADDRTYPE)) &&
-	     btf->match < 0) || (ir->nxt && btf->xt_match < 0))
+	     btf->match < 0) || (ir->nxt && btf->xt_match < 0) ||
+	    (ir->nxt_targets && btf->xt_target < 0))
 		return BF_FALLBACK;
 
 	bf_emit_prologue(&g.e, ir, btf);

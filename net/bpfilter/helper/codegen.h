@@ -28,6 +28,7 @@
  * @log: BTF id of bpfilter_log(), < 0 if none
  * @match: BTF id of bpfilter_match(), < 0 if none
  * @xt_match: BTF id of bpfilter_xt_match(), < 0 if none
+ * @xt_target: BTF id of bpfilter_xt_target(), < 0 if none
  * @module_fd: bpfilter.ko's BTF, the program's fd_array[BF_MODULE_BTF]
  */
 struct bf_btf {
@@ -46,6 +47,7 @@ struct bf_btf {
 	__s32 log;
 	__s32 match;
 	__s32 xt_match;
+	__s32 xt_target;
 	int module_fd;
 };
 

@@ -148,6 +148,14 @@ static int add_match(struct bf_ir *ir, struct bf_rule *r,
 	return 0;
 }
 
+/* A target only the kernel has, which the module checked. */
+static bool kernel_target(const struct bf_ir *ir,
+			  const struct xt_entry_target *t)
+{
+	return !bf_ext_find(ir->family, t->u.user.name, t->u.user.revision,
+			    true);
+}
+
 static int add_target(struct bf_ir *ir, struct bf_rule *r,
 		      const struct xt_entry_target *t, bool go_to,
 		      const unsigned int *offsets, unsigned int n)
@@ -155,6 +163,11 @@ static int add_target(struct bf_ir *ir, struct bf_rule *r,
 	const char *name = t->u.user.name;
 	int verdict, idx;
 
+	if (kernel_target(ir, t)) {
+		r->action = BF_XT;
+		r->xt = ir->nxt_targets++;
+		return 0;
+	}
 	if (!strcmp(name, XT_ERROR_TARGET)) {
 		r->action = BF_ERROR;
 		return 0;
@@ -236,6 +249,7 @@ static int add_rule(struct bf_ir *ir, struct bf_rule *r,
 		    bool checked)
 {
 	unsigned int off, to = target_offset(ir->family, e);
+	const struct xt_entry_target *t = (const void *)(e + to);
 	const struct xt_entry_match *m;
 	unsigned int max = 0, i;
 	bool go_to, kernel = false;
@@ -246,6 +260,11 @@ static int add_rule(struct bf_ir *ir, struct bf_rule *r,
 		kernel |= !bf_ext_native(ir->family, m);
 		max++;
 	}
+	/*
+	 * The module checked every match of an entry it checked the target
+	 * of (bf_validate_kernel() lists such entries whole).
+	 */
+	kernel |= kernel_target(ir, t);
 	/* Without the module's checks, ip_tables serves the table. */
 	if (kernel && !checked)
 		return BF_FALLBACK;
@@ -284,8 +303,7 @@ static int add_rule(struct bf_ir *ir, struct bf_rule *r,
 		r->ip = v4(e)->ip;
 		go_to = r->ip.flags & IPT_F_GOTO;
 	}
-	return add_target(ir, r, (const void *)(e + to), go_to, offsets,
-			  ir->nrules);
+	return add_target(ir, r, t, go_to, offsets, ir->nrules);
 }
 
 /**

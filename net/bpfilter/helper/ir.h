@@ -121,6 +121,8 @@ struct bf_match {
  * @BF_ERROR: an ERROR entry: xt_error's verdict, a drop
  * @BF_REJECT: REJECT: an answer, then a drop
  * @BF_LOG: LOG, then on to the next entry
+ * @BF_XT: a target the module checked, run by bpfilter_xt_target(): on to
+ *	the next entry or its verdict
  */
 enum bf_action {
 	BF_ACCEPT,
@@ -131,6 +133,7 @@ enum bf_action {
 	BF_ERROR,
 	BF_REJECT,
 	BF_LOG,
+	BF_XT,
 };
 
 /**
@@ -143,6 +146,7 @@ enum bf_action {
  * @jump: for BF_JUMP and BF_GOTO, the index of the entry jumped to
  * @reject: for BF_REJECT, ipt_reject_info.with or ip6t_reject_info.with
  * @log: for BF_LOG, the target's data
+ * @xt: for BF_XT, its index among the table's kernel targets
  */
 struct bf_rule {
 	union {
@@ -155,6 +159,7 @@ struct bf_rule {
 	unsigned int jump;
 	__u32 reject;
 	struct xt_log_info log;
+	__u32 xt;
 };
 
 /**
@@ -171,7 +176,9 @@ struct bf_rule {
  * @targets: BPFILTER_TABLE_KFUNCS: what of bpfilter.ko the program calls
  * @nxt: the kernel matches the module checked for the table: a rule has
  *	BF_MATCH_XT if not 0
- * @xtfrag: IPv6: a rule without -p has BF_MATCH_XT, which gets the
+ * @nxt_targets: the kernel targets the module checked for it: a rule has
+ *	BF_XT if not 0
+ * @xtfrag: IPv6: a rule without -p has BF_MATCH_XT or BF_XT, which gets the
  *	fragment offset of the last rule with -p that found the header
  *	(ip6t_do_table()): rules are not classified, so that each one
  *	with -p records it
@@ -188,6 +195,7 @@ struct bf_ir {
 	bool tcp_options;
 	__u32 targets;
 	unsigned int nxt;
+	unsigned int nxt_targets;
 	bool xtfrag;
 };
 

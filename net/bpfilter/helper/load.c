@@ -97,6 +97,7 @@ static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 	k->log = -1;
 	k->match = -1;
 	k->xt_match = -1;
+	k->xt_target = -1;
 	k->module_fd = -1;
 	if (libbpf_get_error(btf))
 		return;
@@ -110,6 +111,9 @@ static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 						  BTF_KIND_FUNC);
 		k->xt_match = btf__find_by_name_kind(btf, "bpfilter_xt_match",
 						     BTF_KIND_FUNC);
+		k->xt_target = btf__find_by_name_kind(btf,
+						      "bpfilter_xt_target",
+						      BTF_KIND_FUNC);
 	}
 	btf__free(btf);
 }

@@ -518,19 +518,20 @@ static void emit_kernel(struct bf_emit *e, const struct bf_kmatch *k,
 	bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 0), fail);
 }
 
-/*
- * bpfilter_xt_match(skb, state, idx, off): a match the module checked,
- * with the transport and fragment offsets ip6t_do_table() would give it
- * (the kernel finds IPv4's itself). A match that set hotdrop drops the
- * packet if it did not match (2), and marks it to be dropped at the end
- * of the rule if it did (3).
+/**
+ * bf_emit_xt_call - R0 = @kfunc(skb, state, @idx, off)
+ * @e: where to emit
+ * @ir: the table
+ * @r: the rule
+ * @idx: the index of the match or target among the table's kernel ones
+ * @kfunc: BTF id of bpfilter_xt_match() or bpfilter_xt_target()
+ *
+ * off: the transport and fragment offsets ip6t_do_table() would give the
+ * extension (the kernel finds IPv4's itself).
  */
-static void emit_xt(struct bf_emit *e, const struct bf_ir *ir,
-		    const struct bf_rule *r, __u32 idx,
-		    const struct bf_btf *btf, int fail)
+void bf_emit_xt_call(struct bf_emit *e, const struct bf_ir *ir,
+		     const struct bf_rule *r, __u32 idx, __s32 kfunc)
 {
-	int ok = bf_new_label(e);
-
 	bf_emit(e, BPF_MOV64_REG(R1, SKB));
 	bf_emit(e, BPF_MOV64_REG(R2, STATE));
 	bf_emit(e, BPF_MOV32_IMM(R3, idx));
@@ -545,7 +546,21 @@ static void emit_xt(struct bf_emit *e, const struct bf_ir *ir,
 		bf_emit(e, BPF_ALU64_REG(BPF_OR, R4, R5));
 	}
 	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
-				BF_MODULE_BTF, btf->xt_match));
+				BF_MODULE_BTF, kfunc));
+}
+
+/*
+ * bpfilter_xt_match(): a match the module checked. A match that set
+ * hotdrop drops the packet if it did not match (2), and marks it to be
+ * dropped at the end of the rule if it did (3).
+ */
+static void emit_xt(struct bf_emit *e, const struct bf_ir *ir,
+		    const struct bf_rule *r, __u32 idx,
+		    const struct bf_btf *btf, int fail)
+{
+	int ok = bf_new_label(e);
+
+	bf_emit_xt_call(e, ir, r, idx, btf->xt_match);
 	/* An int: its upper half is not defined. */
 	bf_jmp(e, BPF_JMP32_IMM(BPF_JEQ, R0, 1, 0), ok);
 	bf_jmp(e, BPF_JMP32_IMM(BPF_JEQ, R0, 0, 0), fail);

@@ -383,32 +383,26 @@ static void emit_headers(struct bf_emit *e, const struct bf_btf *btf,
 }
 
 /**
- * bf_emit_prologue - the start of a program
+ * bf_emit_packet - reads the packet into the frame
  * @e: where to emit
  * @ir: the table, for what its rules look at
  * @btf: what the kernel's BTF says
  *
- * Leaves SKB and STATE set and the frame filled in. A packet without a
- * whole IP header, which the stack does not let reach the filter hooks,
- * is dropped.
+ * The prologue's work, and again after a kernel target that may have
+ * changed the packet (its mark, length or headers) and let it go on. A
+ * packet without a whole IP header, which the stack does not let reach
+ * the filter hooks, is dropped.
  */
-void bf_emit_prologue(struct bf_emit *e, const struct bf_ir *ir,
-		      const struct bf_btf *btf)
+void bf_emit_packet(struct bf_emit *e, const struct bf_ir *ir,
+		    const struct bf_btf *btf)
 {
 	bool v6 = ir->family == NFPROTO_IPV6;
 	int slow = bf_new_label(e), l3 = bf_new_label(e);
 	int done = bf_new_label(e), off;
 
-	bf_emit(e, BPF_MOV64_REG(CTX, R1));
-	bf_emit(e, BPF_LDX_MEM(BPF_DW, SKB, CTX, btf->ctx_skb));
-	bf_emit(e, BPF_LDX_MEM(BPF_DW, STATE, CTX, btf->ctx_state));
 	for (off = S_L4; off < S_DYNPTR; off += 8)
 		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, off, 0));
-	if (ir->nxt) {
-		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_HD, 0));
-		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_XFRAG, 0));
-	}
-
+	/* A dynptr of the skb is as long as the skb was when it was made. */
 	bf_emit(e, BPF_MOV64_REG(R1, SKB));
 	bf_emit(e, BPF_MOV64_IMM(R2, 0));
 	bf_emit(e, BPF_MOV64_REG(R3, FP));
@@ -443,4 +437,25 @@ void bf_emit_prologue(struct bf_emit *e, const struct bf_ir *ir,
 	bf_bind(e, done);
 	if (ir->tcp_options)
 		emit_tcp_options(e);
+}
+
+/**
+ * bf_emit_prologue - the start of a program
+ * @e: where to emit
+ * @ir: the table, for what its rules look at
+ * @btf: what the kernel's BTF says
+ *
+ * Leaves SKB and STATE set and the frame filled in (bf_emit_packet()).
+ */
+void bf_emit_prologue(struct bf_emit *e, const struct bf_ir *ir,
+		      const struct bf_btf *btf)
+{
+	bf_emit(e, BPF_MOV64_REG(CTX, R1));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, SKB, CTX, btf->ctx_skb));
+	bf_emit(e, BPF_LDX_MEM(BPF_DW, STATE, CTX, btf->ctx_state));
+	if (ir->nxt || ir->nxt_targets) {
+		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_HD, 0));
+		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_XFRAG, 0));
+	}
+	bf_emit_packet(e, ir, btf);
 }

@@ -7,5 +7,7 @@
 
 void bf_emit_prologue(struct bf_emit *e, const struct bf_ir *ir,
 		      const struct bf_btf *btf);
+void bf_emit_packet(struct bf_emit *e, const struct bf_ir *ir,
+		    const struct bf_btf *btf);
 
 #endif /* _BPFILTER_PACKET_H */

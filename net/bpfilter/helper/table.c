@@ -36,6 +36,7 @@ struct bf_table {
 	bool conntrack;
 	__u32 targets;
 	unsigned int nxt;
+	unsigned int nxt_targets;
 };
 
 /* Chained on the namespace cookie; a few tables per namespace. */
@@ -190,6 +191,7 @@ static int bf_compile(struct bf_table *t, struct bf_table *old, bool checked)
 	t->conntrack = ir.conntrack;
 	t->targets = ir.targets;
 	t->nxt = ir.nxt;
+	t->nxt_targets = ir.nxt_targets;
 	free(from);
 	bf_ir_free(&ir);
 	return err;
@@ -212,6 +214,8 @@ static int bf_put_check(const struct bf_kernel *k, int err,
 	for (i = 0; i < k->n; i++) {
 		ce[i].offset = k->off[i];
 		ce[i].hook_mask = k->hooks[i];
+		ce[i].flags = k->target[i] ? BPFILTER_CHECK_TARGET : 0;
+		ce[i].reserved = 0;
 	}
 	out->reply->action = BPFILTER_CHECK;
 	out->reply->len = sizeof(*chk) + k->n * sizeof(*ce);
@@ -220,7 +224,7 @@ static int bf_put_check(const struct bf_kernel *k, int err,
 
 /* struct bpfilter_layout: the counter of each entry, the map's changes. */
 static int bf_put_layout(const struct bf_prog *prog, unsigned int nxt,
-			 struct bf_out *out)
+			 unsigned int nxt_targets, struct bf_out *out)
 {
 	size_t slots = prog->nslots * sizeof(*prog->slot);
 	size_t ops = prog->nops * sizeof(*prog->ops);
@@ -232,6 +236,7 @@ static int bf_put_layout(const struct bf_prog *prog, unsigned int nxt,
 	lay->nslots = prog->nslots;
 	lay->nops = prog->nops;
 	lay->nxt = nxt;
+	lay->nxt_targets = nxt_targets;
 	memcpy(lay + 1, prog->slot, slots);
 	memcpy((char *)(lay + 1) + slots, prog->ops, ops);
 	out->reply->len = sizeof(*lay) + slots + ops;
@@ -277,7 +282,8 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 	if (t) {
 		err = bf_compile(t, *p, req->flags & BPFILTER_REQ_CHECKED);
 		if (!err)
-			err = bf_put_layout(&t->prog, t->nxt, out);
+			err = bf_put_layout(&t->prog, t->nxt, t->nxt_targets,
+					    out);
 		if (err) {
 			bf_free(t);
 			t = NULL;

@@ -554,12 +554,12 @@ static int find_check_ext(const struct bf_ctx *c, unsigned int pos,
 
 /*
  * find_check_entry(): the matches in order, then the target. With
- * @kernel, a match the helper does not compile is left to the module,
- * which checks the whole entry: *@kernel says so, also when a check of
- * the helper's fails after it.
+ * @kernel, a match or target the helper does not compile is left to the
+ * module, which checks the whole entry: *@kernel says so (BF_KERNEL_*),
+ * also when a check of the helper's fails after it.
  */
 static int find_check_entry(const struct bf_ctx *c, unsigned int pos,
-			    bool *kernel)
+			    unsigned int *kernel)
 {
 	unsigned char *e = entry(c, pos);
 	unsigned int off, to = target_offset(c, pos);
@@ -568,23 +568,29 @@ static int find_check_entry(const struct bf_ctx *c, unsigned int pos,
 	for (off = c->fam->entry_size; off < to; off += rd16(e + off)) {
 		ret = find_check_ext(c, pos, e + off, false);
 		if (ret == BF_FALLBACK && kernel) {
-			*kernel = true;
+			*kernel |= BF_KERNEL_MATCHES;
 			continue;
 		}
 		if (ret)
 			return ret;
 		if (kernel && !bf_ext_native(c->fam->family,
 					     (const void *)(e + off)))
-			*kernel = true;
+			*kernel |= BF_KERNEL_MATCHES;
 	}
-	return find_check_ext(c, pos, e + to, true);
+	ret = find_check_ext(c, pos, e + to, true);
+	if (ret == BF_FALLBACK && kernel) {
+		*kernel |= BF_KERNEL_TARGET;
+		return 0;
+	}
+	return ret;
 }
 
 /* One more entry for the module to check. */
 static int add_kernel(struct bf_kernel *k, unsigned int pos,
-		      unsigned int hook_mask)
+		      unsigned int hook_mask, bool target)
 {
 	unsigned int *off, *hooks;
+	bool *tg;
 
 	off = realloc(k->off, (k->n + 1) * sizeof(*off));
 	if (!off)
@@ -594,7 +600,12 @@ static int add_kernel(struct bf_kernel *k, unsigned int pos,
 	if (!hooks)
 		return -ENOMEM;
 	k->hooks = hooks;
+	tg = realloc(k->target, (k->n + 1) * sizeof(*tg));
+	if (!tg)
+		return -ENOMEM;
+	k->target = tg;
 	k->off[k->n] = pos;
+	k->target[k->n] = target;
 	k->hooks[k->n++] = hook_mask;
 	return 0;
 }
@@ -607,6 +618,7 @@ void bf_kernel_free(struct bf_kernel *k)
 {
 	free(k->off);
 	free(k->hooks);
+	free(k->target);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -679,13 +691,12 @@ int bf_validate(__u8 family, const struct ipt_replace *repl, void *entries,
  * @k: zeroed; the entries whose matches the module must check, in order
  *	(to be freed with bf_kernel_free(), also on error)
  *
- * Where bf_validate() returns BF_FALLBACK for a match it does not serve,
- * this lists its entry and goes on. An error of the helper's own checks
+ * Where bf_validate() returns BF_FALLBACK for a match or target it does not
+ * serve, this lists its entry and goes on. An error of the helper's own checks
  * after listed entries is returned as it is: the module's checks of those
  * come first.
  *
- * Return: as bf_validate(); BF_FALLBACK only for a target the helper
- * does not serve.
+ * Return: as bf_validate(); with @k, never BF_FALLBACK.
  */
 int bf_validate_kernel(__u8 family, const struct ipt_replace *repl,
 		       void *entries, struct bf_table_info *info,
@@ -727,11 +738,12 @@ int bf_validate_kernel(__u8 family, const struct ipt_replace *repl,
 		return ret;
 
 	for (pos = 0; pos < c.size; pos += next_offset(&c, pos)) {
-		bool kernel = false;
+		unsigned int kernel = 0;
 
 		ret = find_check_entry(&c, pos, k ? &kernel : NULL);
 		if (kernel && ret != BF_FALLBACK) {
-			int err = add_kernel(k, pos, comefrom(&c, pos));
+			int err = add_kernel(k, pos, comefrom(&c, pos),
+					     kernel & BF_KERNEL_TARGET);
 
 			if (err)
 				return err;

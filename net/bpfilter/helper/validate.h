@@ -30,16 +30,24 @@ struct bf_table_info {
 	unsigned int underflow[NF_INET_NUMHOOKS];
 };
 
+/* A match of the entry is the kernel's: the module checks them all. */
+#define BF_KERNEL_MATCHES	0x1
+/* Its target is the kernel's (BPFILTER_CHECK_TARGET). */
+#define BF_KERNEL_TARGET	0x2
+
 /**
- * struct bf_kernel - the entries with matches only the kernel has
+ * struct bf_kernel - the entries with matches or a target only the kernel
+ *	has
  * @n: their number
  * @off: the offset of each
  * @hooks: the hook mask of each, its comefrom
+ * @target: whether each one's target is the kernel's
  */
 struct bf_kernel {
 	unsigned int n;
 	unsigned int *off;
 	unsigned int *hooks;
+	bool *target;
 };
 
 int bf_validate(__u8 family, const struct ipt_replace *repl, void *entries,

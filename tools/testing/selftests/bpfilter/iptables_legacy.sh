@@ -291,6 +291,104 @@ test_kernel_matches()
 	ip netns exec "$server" "$ipt" -F INPUT
 }
 
+# connect_mss ADDR PORT: a TCP connection from client to server; prints
+# the MSS the server's socket took from the client's SYN, or -1.
+connect_mss()
+{
+	local addr=$1 port=$2 pid
+
+	ip netns exec "$server" $PY -c '
+import socket, sys
+addr, port = sys.argv[1], int(sys.argv[2])
+fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((addr, port))
+s.listen(1)
+s.settimeout(30)
+sys.stdout.write("ready\n"); sys.stdout.flush()
+try:
+    c, _ = s.accept()
+    print(c.getsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG))
+except OSError:
+    print(-1)
+' "$addr" "$port" >"$tmp" &
+	pid=$!
+	if ! slowwait 60 grep -q ready "$tmp"; then
+		kill $pid
+		echo -1
+		return
+	fi
+	ip netns exec "$client" $PY -c '
+import socket, sys
+addr, port = sys.argv[1], int(sys.argv[2])
+fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+try:
+    socket.create_connection((addr, port), timeout=10).close()
+except OSError:
+    pass
+' "$addr" "$port"
+	wait $pid
+	tail -n 1 "$tmp"
+}
+
+# Targets that bpfilter's helper does not compile run in the kernel, as
+# ip_tables runs them: MARK changes the mark that a later rule reads,
+# NFQUEUE queues (with no listener: dropped, or let through with
+# --queue-bypass), NFLOG lets the packet go on to the next rule, TCPMSS
+# rewrites the MSS of the SYN that the server then sees. Each table is
+# bpfilter's when the bridge is on.
+test_kernel_targets()
+{
+	local ipt=$1 addr=$2 want c got mss bridge=/sys/module/bpfilter/parameters/bridge
+
+	want=ip_tables
+	[ -w "$bridge" ] && want=bpfilter
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5050 \
+		-j MARK --set-mark 7
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5050 \
+		-m mark --mark 7 -j DROP
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5051 \
+		-j NFQUEUE --queue-num 3
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5052 \
+		-j NFQUEUE --queue-num 3 --queue-bypass
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5053 \
+		-j NFLOG --nflog-group 5
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5053 -j DROP
+	ip netns exec "$server" "$ipt" -A INPUT -p tcp --dport 5054 \
+		-m tcpmss --mss 1000 -j ACCEPT
+	ip netns exec "$client" "$ipt" -A OUTPUT -p tcp --dport 5054 \
+		--tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1000
+	check "$ipt: a table with MARK, NFQUEUE and NFLOG is served by $want" \
+		[ "$(served_by "$server" "$ipt")" = "$want" ]
+	check "$ipt: a table with TCPMSS is served by $want" \
+		[ "$(served_by "$client" "$ipt")" = "$want" ]
+
+	got=$(send_recv "$addr" 5050 10)
+	check "$ipt: MARK's mark is seen by the next rule, which drops (got $got)" \
+		[ "$got" = 0 ]
+	c=$(counters "$server" "$ipt" INPUT 2)
+	check "$ipt: the mark rule counted 10 ($c)" [ "${c%% *}" = 10 ]
+	got=$(send_recv "$addr" 5051 10)
+	check "$ipt: NFQUEUE with no listener drops (got $got)" [ "$got" = 0 ]
+	got=$(send_recv "$addr" 5052 10)
+	check "$ipt: NFQUEUE --queue-bypass with no listener accepts (got $got)" \
+		[ "$got" = 10 ]
+	c=$(counters "$server" "$ipt" INPUT 4)
+	check "$ipt: the bypass rule counted 10 ($c)" [ "${c%% *}" = 10 ]
+	got=$(send_recv "$addr" 5053 10)
+	check "$ipt: after NFLOG the next rule drops (got $got)" [ "$got" = 0 ]
+	c=$(counters "$server" "$ipt" INPUT 6)
+	check "$ipt: the DROP after NFLOG counted 10 ($c)" [ "${c%% *}" = 10 ]
+	mss=$(connect_mss "$addr" 5054)
+	check "$ipt: the server's connection has the clamped MSS (got $mss)" \
+		[ "$mss" -gt 0 -a "$mss" -le 1000 ]
+	c=$(counters "$server" "$ipt" INPUT 7)
+	check "$ipt: the server saw an MSS of 1000 in the SYN ($c)" [ "${c%% *}" = 1 ]
+	ip netns exec "$server" "$ipt" -F INPUT
+	ip netns exec "$client" "$ipt" -F OUTPUT
+}
+
 # Two tables that drop udp to 5020, the second from a user chain, replace
 # each other while datagrams flow: a packet sees one of them whole, so none
 # gets through (with no table in force, or a mix, one would).
@@ -389,6 +487,8 @@ test_reject_log iptables-legacy 10.0.1.2
 test_reject_log ip6tables-legacy dead:1::2
 test_kernel_matches iptables-legacy 10.0.1.2
 test_kernel_matches ip6tables-legacy dead:1::2
+test_kernel_targets iptables-legacy 10.0.1.2
+test_kernel_targets ip6tables-legacy dead:1::2
 test_replace_under_traffic iptables-legacy 10.0.1.2
 test_replace_under_traffic ip6tables-legacy dead:1::2
 test_helper_killed iptables-legacy 10.0.1.2

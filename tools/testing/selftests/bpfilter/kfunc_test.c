@@ -296,6 +296,7 @@ TEST_F(kfunc, module_kfuncs_refused)
 {
 	static const char *const names[] = {
 		"bpfilter_reject", "bpfilter_log", "bpfilter_match",
+		"bpfilter_xt_match", "bpfilter_xt_target",
 	};
 	unsigned int i;
 

@@ -18,7 +18,10 @@
 #include <dirent.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <linux/netfilter/xt_DSCP.h>
+#include <linux/netfilter/xt_TCPMSS.h>
 #include <linux/netfilter/xt_limit.h>
+#include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
@@ -538,13 +541,14 @@ struct mspec {
 };
 
 /*
- * Append "-p PROTO -m ... -j ACCEPT" with the matches of @m (@n of them):
- * the entry as iptables writes it.
+ * Append "-p PROTO -m ... -j TARGET" with the matches of @m (@n of them)
+ * and the target @tg, or ACCEPT if NULL: the entry as iptables writes it.
  */
-static unsigned int add_matches(struct blob *b, __u16 proto,
-				const struct mspec *m, unsigned int n)
+static unsigned int add_rule(struct blob *b, __u16 proto,
+			     const struct mspec *m, unsigned int n,
+			     const struct mspec *tg)
 {
-	unsigned int off = b->size, at = b->ehdr, i;
+	unsigned int off = b->size, at = b->ehdr, i, tsize = STD_TARGET;
 	struct xt_standard_target *t;
 	struct xt_entry_match *em;
 
@@ -557,8 +561,10 @@ static unsigned int add_matches(struct blob *b, __u16 proto,
 		memcpy(em->data, m[i].data, m[i].size);
 		at += em->u.user.match_size;
 	}
+	if (tg)
+		tsize = XT_ALIGN(sizeof(struct xt_entry_target) + tg->size);
 	*target_offset(b, off) = at;
-	*next_offset(b, off) = at + STD_TARGET;
+	*next_offset(b, off) = at + tsize;
 	if (b->iphdr == sizeof(struct ipt_ip)) {
 		((struct ipt_ip *)(b->data + off))->proto = proto;
 	} else {
@@ -567,11 +573,24 @@ static unsigned int add_matches(struct blob *b, __u16 proto,
 			((struct ip6t_ip6 *)(b->data + off))->flags |= IP6T_F_PROTO;
 	}
 	t = target_of(b, off);
-	t->target.u.user.target_size = STD_TARGET;
-	t->verdict = VERDICT(NF_ACCEPT);
+	t->target.u.user.target_size = tsize;
+	if (tg) {
+		set_name(t->target.u.user.name, sizeof(t->target.u.user.name),
+			 tg->name);
+		t->target.u.user.revision = tg->revision;
+		memcpy(t->target.data, tg->data, tg->size);
+	} else {
+		t->verdict = VERDICT(NF_ACCEPT);
+	}
 	b->off[b->num++] = off;
-	b->size += at + STD_TARGET;
+	b->size += at + tsize;
 	return off;
+}
+
+static unsigned int add_matches(struct blob *b, __u16 proto,
+				const struct mspec *m, unsigned int n)
+{
+	return add_rule(b, proto, m, n, NULL);
 }
 
 /* Rules of @n1 and @n2 matches in INPUT, then the default table. */
@@ -655,6 +674,86 @@ TEST_F(filter, replace_kernel_match_errors)
 		build_rules(b, cases[i].m1, cases[i].n1, cases[i].m2, cases[i].n2);
 		fill_replace(self->repl, b, 4);
 		EXPECT_REPLACE(cases[i].err, sizeof(*self->repl) + b->size);
+	}
+	if (bpfilter_owns(variant->family == AF_INET ? "ipv4" : "ipv6") >= 0)
+		EXPECT_EQ(1, bpfilter_owns(variant->family == AF_INET ?
+					   "ipv4" : "ipv6"));
+}
+
+/*
+ * Targets that bpfilter's helper does not compile are checked by the
+ * kernel after the matches of their entry, as ip_tables checks them: the
+ * same errno for an unknown target, a missing revision, a wrong size, a
+ * wrong table, a checkentry refusal, and in the order of the entries.
+ */
+TEST_F(filter, replace_kernel_target_errors)
+{
+	struct xt_mark_tginfo2 mark = { .mark = 7, .mask = ~0U };
+	struct xt_tcpmss_info mss = { .mss = 1000 };
+	struct xt_DSCP_info dscp = { .dscp = 1 };
+	struct xt_tcp syn = { .spts = { 0, 0xffff }, .dpts = { 0, 0xffff },
+			      .flg_mask = 0x06, .flg_cmp = 0x02 };
+	struct xt_tcp bad_tcp = { .spts = { 0, 0xffff }, .dpts = { 22, 22 },
+				  .invflags = 0x80 };
+	const struct mspec tg_mark = { "MARK", 2, &mark, sizeof(mark) };
+	const struct mspec tg_short = { "MARK", 2, &mark, 0 };
+	const struct mspec tg_rev = { "MARK", 7, &mark, sizeof(mark) };
+	const struct mspec tg_qrev = { "NFQUEUE", 9, &mark, sizeof(mark) };
+	const struct mspec tg_unknown = { "NOSUCHTARGET", 0, &mark, sizeof(mark) };
+	const struct mspec tg_mss = { "TCPMSS", 0, &mss, sizeof(mss) };
+	const struct mspec tg_dscp = { "DSCP", 0, &dscp, sizeof(dscp) };
+	const struct mspec m_syn[] = { { "tcp", 0, &syn, sizeof(syn) } };
+	const struct mspec m_bad[] = { { "tcp", 0, &bad_tcp, sizeof(bad_tcp) } };
+	const struct {
+		const struct mspec *tg;		/* the first rule's target */
+		const struct mspec *m;		/* its match, if any */
+		bool bad_next;			/* a rule the helper refuses next */
+		int err;
+	} cases[] = {
+		{ &tg_unknown, NULL, false, -ENOENT },
+		/*
+		 * MARK is registered per family: xt_find_target() ends in the
+		 * family-independent list, which has no MARK, so -ENOENT.
+		 * NFQUEUE is in that list: -EPROTOTYPE.
+		 */
+		{ &tg_rev, NULL, false, -ENOENT },
+		{ &tg_qrev, NULL, false, -EPROTOTYPE },
+		{ &tg_short, NULL, false, -EINVAL },
+		/* xt_DSCP is for the mangle table only. */
+		{ &tg_dscp, NULL, false, -EINVAL },
+		/* TCPMSS wants a match of SYN packets in its entry. */
+		{ &tg_mss, NULL, false, -EINVAL },
+		/* The kernel's refusal comes first, then the helper's. */
+		{ &tg_qrev, NULL, true, -EPROTOTYPE },
+		/* A match of the entry refused before its target is looked at. */
+		{ &tg_unknown, m_bad, false, -EINVAL },
+		/* Good ones, last: bpfilter, when loaded, serves them. */
+		{ &tg_mss, m_syn, false, 0 },
+		{ &tg_mark, NULL, false, 0 },
+	};
+	struct blob *b = &self->blob;
+	unsigned int i, rules, old = 4;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		TH_LOG("case %u: %d expected", i, cases[i].err);
+		b->size = 0;
+		b->num = 0;
+		rules = 1;
+		add_rule(b, IPPROTO_TCP, cases[i].m, !!cases[i].m, cases[i].tg);
+		if (cases[i].bad_next) {
+			add_matches(b, IPPROTO_TCP, m_bad, 1);
+			rules++;
+		}
+		add_standard(b, VERDICT(NF_ACCEPT));
+		add_standard(b, VERDICT(NF_ACCEPT));
+		add_standard(b, VERDICT(NF_ACCEPT));
+		add_error(b, XT_ERROR_TARGET);
+		set_hooks(b, 0, rules, rules + 1, rules + 2);
+		fill_replace(self->repl, b, old);
+		EXPECT_REPLACE(cases[i].err, sizeof(*self->repl) + b->size);
+		/* A good replace changes the number of counters to send. */
+		if (!cases[i].err)
+			old = b->num;
 	}
 	if (bpfilter_owns(variant->family == AF_INET ? "ipv4" : "ipv6") >= 0)
 		EXPECT_EQ(1, bpfilter_owns(variant->family == AF_INET ?
@@ -749,6 +848,19 @@ TEST_F(filter, get_revision)
 	EXPECT_EQ(ENOENT, errno);
 	set_name(rev.name, sizeof(rev.name), "REJECT");
 	EXPECT_EQ(0, getsockopt(self->fd, self->level, variant->rev_target, &rev, &len));
+	/* Extensions only the kernel has: its registry answers. */
+	set_name(rev.name, sizeof(rev.name), "limit");
+	EXPECT_EQ(0, getsockopt(self->fd, self->level, variant->rev_match, &rev, &len));
+	set_name(rev.name, sizeof(rev.name), "MARK");
+	rev.revision = 2;
+	EXPECT_EQ(0, getsockopt(self->fd, self->level, variant->rev_target, &rev, &len));
+	set_name(rev.name, sizeof(rev.name), "NFQUEUE");
+	rev.revision = 9;
+	EXPECT_EQ(-1, getsockopt(self->fd, self->level, variant->rev_target, &rev, &len));
+	EXPECT_EQ(EPROTONOSUPPORT, errno);
+	set_name(rev.name, sizeof(rev.name), "NOSUCHTARGET");
+	EXPECT_EQ(-1, getsockopt(self->fd, self->level, variant->rev_target, &rev, &len));
+	EXPECT_EQ(ENOENT, errno);
 	len = sizeof(rev) - 1;
 	EXPECT_EQ(-1, getsockopt(self->fd, self->level, variant->rev_target, &rev, &len));
 	EXPECT_EQ(EINVAL, errno);
