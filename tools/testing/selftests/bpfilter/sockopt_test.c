@@ -593,16 +593,20 @@ static unsigned int add_matches(struct blob *b, __u16 proto,
 	return add_rule(b, proto, m, n, NULL);
 }
 
-/* Rules of @n1 and @n2 matches in INPUT, then the default table. */
+/*
+ * Rules of @n1 and @n2 matches in INPUT, the first with the target @tg if
+ * there is one, then the default table.
+ */
 static void build_rules(struct blob *b, const struct mspec *m1, unsigned int n1,
-			const struct mspec *m2, unsigned int n2)
+			const struct mspec *tg, const struct mspec *m2,
+			unsigned int n2)
 {
 	unsigned int rules = 0;
 
 	b->size = 0;
 	b->num = 0;
-	if (n1) {
-		add_matches(b, IPPROTO_TCP, m1, n1);
+	if (n1 || tg) {
+		add_rule(b, IPPROTO_TCP, m1, n1, tg);
 		rules++;
 	}
 	if (n2) {
@@ -671,7 +675,8 @@ TEST_F(filter, replace_kernel_match_errors)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		TH_LOG("case %u: %d expected", i, cases[i].err);
-		build_rules(b, cases[i].m1, cases[i].n1, cases[i].m2, cases[i].n2);
+		build_rules(b, cases[i].m1, cases[i].n1, NULL, cases[i].m2,
+			    cases[i].n2);
 		fill_replace(self->repl, b, 4);
 		EXPECT_REPLACE(cases[i].err, sizeof(*self->repl) + b->size);
 	}
@@ -732,23 +737,12 @@ TEST_F(filter, replace_kernel_target_errors)
 		{ &tg_mark, NULL, false, 0 },
 	};
 	struct blob *b = &self->blob;
-	unsigned int i, rules, old = 4;
+	unsigned int i, old = 4;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		TH_LOG("case %u: %d expected", i, cases[i].err);
-		b->size = 0;
-		b->num = 0;
-		rules = 1;
-		add_rule(b, IPPROTO_TCP, cases[i].m, !!cases[i].m, cases[i].tg);
-		if (cases[i].bad_next) {
-			add_matches(b, IPPROTO_TCP, m_bad, 1);
-			rules++;
-		}
-		add_standard(b, VERDICT(NF_ACCEPT));
-		add_standard(b, VERDICT(NF_ACCEPT));
-		add_standard(b, VERDICT(NF_ACCEPT));
-		add_error(b, XT_ERROR_TARGET);
-		set_hooks(b, 0, rules, rules + 1, rules + 2);
+		build_rules(b, cases[i].m, !!cases[i].m, cases[i].tg, m_bad,
+			    cases[i].bad_next);
 		fill_replace(self->repl, b, old);
 		EXPECT_REPLACE(cases[i].err, sizeof(*self->repl) + b->size);
 		/* A good replace changes the number of counters to send. */
