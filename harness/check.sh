@@ -36,6 +36,8 @@ print(os.path.join(os.path.dirname(codespell_lib.__file__), "data", "dictionary.
 covered() {
 	local f
 	for f in $(awk '/^diff --git /{f=$4} /^new file mode/{print substr(f, 3)}' "$1"); do
+		# A later patch of the series may remove it: its directory.
+		[ -e "$AMTREE/$f" ] || f=$(dirname "$f")
 		(cd "$AMTREE" && scripts/get_maintainer.pl --no-git --no-git-fallback \
 			--no-rolestats --no-l --no-r -f "$f" 2>/dev/null) |
 			grep -qv 'Linus Torvalds' || return 1

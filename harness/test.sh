@@ -90,7 +90,7 @@ run_kselftests() {
 	local log=$OUT/kselftest.log rc
 	log "run kselftests in the guest, with and without bpfilter ..."
 	vm_run --share "$KSELFTEST" --timeout "${KSFT_TIMEOUT:-4800}" -- sh -c '
-		export TRANSLATE_DIFF_TABLES=$2
+		export TRANSLATE_DIFF_TABLES=$2 XT_LIFETIME_REPLACES=$4 IPT_EXT_SHARE=$5
 		# --long: a test may run past the timeout of its settings.
 		over=${3:+-o $3}
 		echo "bpfilter-mode: bpfilter"
@@ -108,7 +108,8 @@ run_kselftests() {
 			sleep 1
 		done
 		"$1/run_kselftest.sh" $over' sh "$KSELFTEST" \
-		"$TRANSLATE_DIFF_TABLES" "${KSFT_TEST_TIMEOUT:-}" >"$log" 2>"$log.err"
+		"$TRANSLATE_DIFF_TABLES" "${KSFT_TEST_TIMEOUT:-}" \
+		"$XT_LIFETIME_REPLACES" "$IPT_EXT_SHARE" >"$log" 2>"$log.err"
 	rc=$?
 	parse_tap "$log"
 	grep -qE '^(not )?ok [0-9]+ ' "$log" || result "kselftests reported results" 1
@@ -155,20 +156,25 @@ run_kunit() {
 # CI's share of the randomized runs, and --long's (before an issue is
 # resolved): on the host, blobs validated, tables compiled, seconds of
 # fuzzing; in the guest, the tables of translate_diff.py (2 x 4.5 min at
-# 100). An explicit VALIDATE_BLOBS, TRANSLATE_TABLES, FUZZ_SECONDS or
-# TRANSLATE_DIFF_TABLES wins.
+# 100), the replaces of xt_lifetime.sh and the share of extensions of
+# iptables_extensions.sh (one in IPT_EXT_SHARE, about 10 s each). An
+# explicit VALIDATE_BLOBS, TRANSLATE_TABLES, FUZZ_SECONDS,
+# TRANSLATE_DIFF_TABLES, XT_LIFETIME_REPLACES or IPT_EXT_SHARE wins.
 test_sizes() {
 	if [ "${1:-}" = --long ]; then
 		: "${VALIDATE_BLOBS:=100000}" "${TRANSLATE_TABLES:=2000}" "${FUZZ_SECONDS:=600}"
-		: "${TRANSLATE_DIFF_TABLES:=200}"
+		: "${TRANSLATE_DIFF_TABLES:=200}" "${XT_LIFETIME_REPLACES:=1000}"
+		: "${IPT_EXT_SHARE:=1}"
 		# translate_diff.py then runs for about 30 min, past the
 		# 900 s of the tests' settings, and the guest an hour more.
 		: "${KSFT_TEST_TIMEOUT:=3600}" "${KSFT_TIMEOUT:=8400}"
 	else
 		: "${VALIDATE_BLOBS:=20000}" "${TRANSLATE_TABLES:=500}" "${FUZZ_SECONDS:=30}"
-		: "${TRANSLATE_DIFF_TABLES:=40}"
+		: "${TRANSLATE_DIFF_TABLES:=40}" "${XT_LIFETIME_REPLACES:=200}"
+		: "${IPT_EXT_SHARE:=3}"
 	fi
 	export VALIDATE_BLOBS TRANSLATE_TABLES FUZZ_SECONDS TRANSLATE_DIFF_TABLES
+	export XT_LIFETIME_REPLACES IPT_EXT_SHARE
 	export KSFT_TEST_TIMEOUT KSFT_TIMEOUT
 }
 

@@ -6,7 +6,7 @@ s/\bkzalloc_obj(\([^,()]*\), /kzalloc(sizeof(\1), /g
 # Symbol namespaces became string literals in 6.13.
 s/MODULE_IMPORT_NS("\([A-Za-z0-9_]*\)")/MODULE_IMPORT_NS(\1)/g
 # KF_TRUSTED_ARGS is the default since 7.0; before, a kfunc says so.
-s/^\([+ ]\)BTF_ID_FLAGS(func, \(bpfilter_[a-z_]*\))$/\1BTF_ID_FLAGS(func, \2, KF_TRUSTED_ARGS)/
+s/^\([+ -]\)BTF_ID_FLAGS(func, \(bpfilter_[a-z_]*\))$/\1BTF_ID_FLAGS(func, \2, KF_TRUSTED_ARGS)/
 # NETFILTER_XTABLES_LEGACY (the selftests' config) is IP_NF_IPTABLES's
 # own dependency there: NETFILTER_XTABLES says the same.
 s/^\([+ -]\)CONFIG_NETFILTER_XTABLES_LEGACY=y$/\1CONFIG_NETFILTER_XTABLES=y/

@@ -51,10 +51,35 @@ rule() {
 	}'
 }
 
+# The variants limit and string: N rules that every udp packet runs
+# through, each with a match that bpfilter runs in the kernel (the bridge):
+# a limit whose one token the first packet takes, a string not in the
+# packet. nftables has no string match.
+bridged() {
+	local f=$1 v=$2 n=$3 mode=$4 ip=ip
+	[ "$f" = 6 ] && ip=ip6
+	case $mode in
+	ip_tables|bpfilter)
+		echo '*filter'
+		awk -v v="$v" -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
+			if (v == "limit")
+				print "-A OUTPUT -p udp -m limit --limit 1/hour --limit-burst 1 -j DROP"
+			else
+				printf "-A OUTPUT -p udp -m string --algo bm --string needle%d -j DROP\n", i }'
+		echo COMMIT ;;
+	nft-*)
+		[ "$v" = limit ] || return 1
+		echo "table $ip bench { chain out { type filter hook output priority 0; policy accept;"
+		awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) print "meta l4proto udp limit rate 1/hour burst 1 packets drop" }'
+		printf '}\n}\n' ;;
+	esac
+}
+
 # The rule set of N rules for MODE, in the syntax its tool restores.
 ruleset() {
 	local f=$1 v=$2 n=$3 mode=$4 ip=ip
 	[ "$f" = 6 ] && ip=ip6
+	case $v in limit|string) bridged "$@"; return ;; esac
 	case $mode in
 	ip_tables|bpfilter)
 		echo '*filter'
@@ -110,9 +135,10 @@ flood() {
 
 # point F V N MODE: one column of the table.
 point() {
-	local f=$1 v=$2 n=$3 mode=$4 t0 t1 m0 m1 line pos
+	local f=$1 v=$2 n=$3 mode=$4 t0 t1 m0 m1 line pos pv
 	setup
-	ruleset "$f" "$v" "$n" "$mode" >"$tmp/rules"
+	ruleset "$f" "$v" "$n" "$mode" >"$tmp/rules" ||
+		{ echo "# $mode: no $v rules"; return; }
 	m0=$(avail)
 	t0=$(now)
 	case $mode in
@@ -133,11 +159,14 @@ point() {
 		row "$f" "$v" "$n" "$mode" prog_insns "$(sed -n 's/.*insns=\([0-9]*\).*/\1/p' <<<"$line")"
 		[ -n "$line" ] || echo "# bpfilter: $n rules of IPv$f ($v) served by ip_tables"
 	fi
+	# limit and string rules do not look at addresses: any will do.
+	pv=$v
+	case $v in limit|string) pv=exact ;; esac
 	for pos in none middle last; do
 		case $pos in
 		none) line=$([ "$f" = 6 ] && echo "x x 2001:db8:ffff::1 9" || echo "x x 192.0.2.1 9") ;;
-		middle) line=$(rule "$f" "$v" $((n / 2)) $((n / 2 + 1))) ;;
-		last) line=$(rule "$f" "$v" $((n - 1)) "$n") ;;
+		middle) line=$(rule "$f" "$pv" $((n / 2)) $((n / 2 + 1))) ;;
+		last) line=$(rule "$f" "$pv" $((n - 1)) "$n") ;;
 		esac
 		set -- $line
 		row "$f" "$v" "$n" "$mode" "ns_$pos" "$(flood "$f" "$3" "$4")"

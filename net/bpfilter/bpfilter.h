@@ -68,10 +68,8 @@ struct bpfilter_frame {
  * @base: NULL, or for each entry what its counter had when the table
  *	took over the program from the one before: not the table's
  * @conntrack: it holds conntrack active in its namespace
- * @targets: BPFILTER_TABLE_KFUNCS: what it holds for the kernel's matches
- *	and targets
- * @xt: the kernel's matches it checked, which its program calls; NULL if
- *	none
+ * @xt: the kernel's matches and targets it checked, which its program
+ *	calls; NULL if none
  * @run: what the hooks run while it is in force
  * @published: the hooks may run it: its kernel matches go only after a
  *	grace period
@@ -86,7 +84,6 @@ struct bpfilter_table {
 	u32 *slot;
 	struct xt_counters *base;
 	bool conntrack;
-	u32 targets;
 	struct bpfilter_xt *xt;
 	struct bpfilter_run *run;
 	bool published;
@@ -158,10 +155,6 @@ void bpfilter_resync(void);
 
 int bpfilter_hook(struct bpfilter_net *bn, int family);
 int bpfilter_conntrack_get(struct bpfilter_net *bn, int family);
-int bpfilter_targets_get(int family, u32 flags);
-void bpfilter_targets_put(int family, u32 flags);
-int bpfilter_targets_init(void);
-void bpfilter_targets_exit(void);
 void bpfilter_conntrack_put(struct bpfilter_net *bn, int family);
 void bpfilter_unhook(struct bpfilter_net *bn, int family);
 int bpfilter_iptables_hooks(struct bpfilter_net *bn, int family, bool on);
@@ -179,6 +172,7 @@ void bpfilter_entry_counters(const struct bpfilter_table *t, int family,
 			     void *entries);
 
 struct bpfilter_check;
+int bpfilter_xt_init(void);
 int bpfilter_xt_check(struct net *net, int family, const char *table,
 		      const void *entries, unsigned int size,
 		      const struct bpfilter_check *chk, size_t len,

@@ -45,7 +45,7 @@ void bpfilter_free_table(struct bpfilter_table *t)
 		bpf_prog_put(t->prog);
 	if (t->run)
 		kfree_rcu(t->run, rcu);
-	/* The kernel's matches are not: wait for the hooks to be done. */
+	/* The kernel's extensions are not: wait for the hooks to be done. */
 	if (t->xt && t->published)
 		synchronize_net();
 	bpfilter_xt_destroy(t->xt);
@@ -57,14 +57,14 @@ void bpfilter_free_table(struct bpfilter_table *t)
 
 /*
  * What a table of @family in @bn holds while it may be in force, as the
- * checkentry of its extensions would for ip_tables: conntrack for the
- * state matches, the kernel's matches and targets its program calls.
- * @flags are the helper's BPFILTER_TABLE_*.
+ * checkentry of the state match would for ip_tables: conntrack, if the
+ * helper's BPFILTER_TABLE_* @flags say its program reads the state. The
+ * kernel's matches and targets hold what they need themselves (see
+ * bpfilter_xt_check()).
  */
 int bpfilter_hold(struct bpfilter_net *bn, int family,
 		  struct bpfilter_table *t, u32 flags)
 {
-	u32 targets = flags & BPFILTER_TABLE_KFUNCS;
 	int err;
 
 	if (flags & BPFILTER_TABLE_CONNTRACK) {
@@ -72,14 +72,6 @@ int bpfilter_hold(struct bpfilter_net *bn, int family,
 		if (err)
 			return err;
 		t->conntrack = true;
-	}
-	if (targets) {
-		err = bpfilter_targets_get(family, targets);
-		if (err) {
-			bpfilter_unhold(bn, family, t);
-			return err;
-		}
-		t->targets = targets;
 	}
 	return 0;
 }
@@ -89,10 +81,7 @@ void bpfilter_unhold(struct bpfilter_net *bn, int family,
 {
 	if (t->conntrack)
 		bpfilter_conntrack_put(bn, family);
-	if (t->targets)
-		bpfilter_targets_put(family, t->targets);
 	t->conntrack = false;
-	t->targets = 0;
 }
 
 /* Frees a table that was installed in @bn, and what it held there. */
@@ -385,7 +374,7 @@ static int __init bpfilter_init(void)
 		goto err_destroy;
 	}
 
-	err = bpfilter_targets_init();
+	err = bpfilter_xt_init();
 	if (err)
 		goto err_destroy;
 	err = register_pernet_subsys(&bpfilter_net_ops);
@@ -409,9 +398,6 @@ static void __exit bpfilter_exit(void)
 	WRITE_ONCE(bpfilter.unloading, true);
 	bpfilter_unregister(&bpfilter_sockopt_ops);
 	unregister_pernet_subsys(&bpfilter_net_ops);
-	/* No program runs a target of ours after this. */
-	synchronize_net();
-	bpfilter_targets_exit();
 	umd_destroy(&bpfilter.umd);
 }
 

@@ -123,26 +123,6 @@ struct bpfilter_check_entry {
 /* struct bpfilter_reply.flags */
 #define BPFILTER_TABLE_INITIAL	0x1	/* the table is its initial state */
 #define BPFILTER_TABLE_CONNTRACK 0x2	/* it needs conntrack in its netns */
-#define BPFILTER_TABLE_REJECT	0x4	/* it calls bpfilter_reject() */
-#define BPFILTER_TABLE_LOG	0x8	/* it calls bpfilter_log() */
-#define BPFILTER_TABLE_MAC	0x10	/* bpfilter_match(BPFILTER_MATCH_MAC) */
-#define BPFILTER_TABLE_ADDRTYPE	0x20	/* and BPFILTER_MATCH_ADDRTYPE */
-#define BPFILTER_TABLE_KFUNCS	(BPFILTER_TABLE_REJECT | BPFILTER_TABLE_LOG | \
-				 BPFILTER_TABLE_MAC | BPFILTER_TABLE_ADDRTYPE)
-
-/**
- * enum bpfilter_match - the kernel's matches bpfilter_match() runs, as
- *	they look at what a program cannot read: the link layer header, the
- *	routing tables
- * @BPFILTER_MATCH_MAC: xt_mac, struct xt_mac_info
- * @BPFILTER_MATCH_ADDRTYPE: xt_addrtype revision 1, xt_addrtype_info_v1
- * @BPFILTER_NMATCHES: their number
- */
-enum bpfilter_match {
-	BPFILTER_MATCH_MAC,
-	BPFILTER_MATCH_ADDRTYPE,
-	BPFILTER_NMATCHES,
-};
 
 /**
  * struct bpfilter_reply - a reply, followed by @len bytes

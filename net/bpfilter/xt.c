@@ -26,6 +26,8 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <net/ip.h>
 
@@ -185,10 +187,40 @@ void bpfilter_xt_destroy(struct bpfilter_xt *xt)
 }
 
 /*
+ * -j QUEUE: a standard verdict the program cannot return (it returns
+ * NF_ACCEPT or NF_DROP), so it runs as a target that gives what
+ * ipt_do_table() makes of the verdict: NF_QUEUE to queue 0, no bypass.
+ * Nothing registers it: ip_tables' standard target may not exist.
+ */
+static unsigned int bpfilter_queue_tg(struct sk_buff *skb,
+				      const struct xt_action_param *par)
+{
+	return NF_QUEUE;
+}
+
+static struct xt_target bpfilter_queue_target __read_mostly = {
+	.name = XT_STANDARD_TARGET,
+	.targetsize = sizeof(int),
+	.target = bpfilter_queue_tg,
+	.me = THIS_MODULE,
+};
+
+/* The entry's target is -j QUEUE, in the size ip_tables takes it. */
+static bool bpfilter_xt_queue(const struct xt_entry_target *et)
+{
+	const struct xt_standard_target *st = (const void *)et;
+
+	return !strcmp(et->u.user.name, XT_STANDARD_TARGET) &&
+	       !et->u.user.revision &&
+	       et->u.target_size == XT_ALIGN(sizeof(*st)) &&
+	       st->verdict == -NF_QUEUE - 1;
+}
+
+/*
  * check_target() of the entry's target, once its matches are checked,
  * with the xt_tgchk_param that find_check_entry() builds. The helper
- * lists no standard target: one here is a protocol error (-EPROTO and
- * *@broken), as it has no function to run.
+ * lists no other standard target: one here is a protocol error (-EPROTO
+ * and *@broken), as it has no function to run.
  */
 static int bpfilter_xt_check_target(struct bpfilter_xt *xt, void *e,
 				    const struct bpfilter_xt_layout *lay,
@@ -210,6 +242,16 @@ static int bpfilter_xt_check_target(struct bpfilter_xt *xt, void *e,
 	if (strnlen(et->u.user.name, sizeof(et->u.user.name)) ==
 	    sizeof(et->u.user.name))
 		return -EINVAL;
+	if (bpfilter_xt_queue(et)) {
+		/* Put by bpfilter_xt_cleanup_target() as any target. */
+		__module_get(THIS_MODULE);
+		t->target = &bpfilter_queue_target;
+		et->u.kernel.target = t->target;
+		t->data = et->data;
+		t->hook_mask = par.hook_mask;
+		xt->nt++;
+		return 0;
+	}
 	t->target = xt_request_find_target(xt->pf, et->u.user.name,
 					   et->u.user.revision);
 	if (IS_ERR(t->target))
@@ -693,3 +735,49 @@ __bpf_kfunc int bpfilter_xt_target(struct sk_buff *skb,
 }
 
 __bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(bpfilter_kfunc_ids)
+BTF_ID_FLAGS(func, bpfilter_xt_match)
+BTF_ID_FLAGS(func, bpfilter_xt_target)
+BTF_KFUNCS_END(bpfilter_kfunc_ids)
+
+/*
+ * Only the helper's programs may call the module: any other netfilter
+ * program could run a table's matches and targets in bpfilter's name.
+ * The verifier calls this only while a program loads, in the bpf() call,
+ * so current is the loader. It is asked about every
+ * netfilter kfunc of our BTF, vmlinux's own when bpfilter is built in:
+ * those are not ours to refuse. It gates loading only: root can run a
+ * helper's program with BPF_PROG_TEST_RUN, so the kfuncs check what
+ * they are given all the same.
+ */
+static int bpfilter_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	int err = -EACCES;
+	struct pid *pid;
+
+	if (!btf_id_set8_contains(&bpfilter_kfunc_ids, kfunc_id))
+		return 0;
+	pid = umd_get_pid(&bpfilter.umd);
+	if (pid && pid == task_tgid(current))
+		err = 0;
+	put_pid(pid);
+	return err;
+}
+
+static const struct btf_kfunc_id_set bpfilter_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &bpfilter_kfunc_ids,
+	.filter = bpfilter_kfunc_filter,
+};
+
+/**
+ * bpfilter_xt_init - makes the kfuncs known to netfilter programs
+ *
+ * Return: 0 or a negative errno.
+ */
+int bpfilter_xt_init(void)
+{
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_NETFILTER,
+					 &bpfilter_kfunc_set);
+}

@@ -461,7 +461,7 @@ static bool never_returns(const struct bf_ir *ir, unsigned int entry,
 		    !never_returns(ir, r->jump, depth + 1, final, known))
 			break;
 		if (always(ir, r) && r->action != BF_JUMP &&
-		    r->action != BF_LOG && r->action != BF_XT) {
+		    r->action != BF_XT) {
 			ret = true;
 			break;
 		}

@@ -252,41 +252,6 @@ static void emit_run(struct gen *g, struct bf_cls_run *run,
 	bf_bind(e, miss);
 }
 
-/* bpfilter_reject(skb, state, with), then the drop */
-static void emit_reject(struct gen *g, __u32 with, const struct bf_btf *btf)
-{
-	struct bf_emit *e = &g->e;
-
-	bf_emit(e, BPF_MOV64_REG(R1, SKB));
-	bf_emit(e, BPF_MOV64_REG(R2, STATE));
-	bf_emit(e, BPF_MOV32_IMM(R3, with));
-	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
-				BF_MODULE_BTF, btf->reject));
-	bf_verdict(e, NF_DROP);
-}
-
-/* bpfilter_log(skb, state, &info, sizeof(info)) */
-static void emit_log(struct gen *g, const struct xt_log_info *info,
-		     const struct bf_btf *btf)
-{
-	struct bf_emit *e = &g->e;
-	unsigned int off;
-	__u64 w;
-
-	for (off = 0; off < sizeof(*info); off += sizeof(w)) {
-		memcpy(&w, (const char *)info + off, sizeof(w));
-		bf_emit_ld64(e, R1, w);
-		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_INFO + off));
-	}
-	bf_emit(e, BPF_MOV64_REG(R1, SKB));
-	bf_emit(e, BPF_MOV64_REG(R2, STATE));
-	bf_emit(e, BPF_MOV64_REG(R3, FP));
-	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R3, S_INFO));
-	bf_emit(e, BPF_MOV64_IMM(R4, sizeof(*info)));
-	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
-				BF_MODULE_BTF, btf->log));
-}
-
 /*
  * bpfilter_xt_target(): a target the module checked. On XT_CONTINUE (0)
  * the packet is read again, as the target may have changed it, and goes
@@ -324,14 +289,6 @@ static void emit_action(struct gen *g, const struct bf_rule *r,
 	case BF_ERROR:
 		bf_verdict(&g->e, NF_DROP);
 		return;
-	case BF_REJECT:
-		emit_reject(g, r->reject, g->btf);
-		return;
-	case BF_LOG:
-		/* XT_CONTINUE: on to the next entry, counted. */
-		emit_log(g, &r->log, g->btf);
-		label = next_state(g, key, entry + 1, 0, ~0u, &index);
-		break;
 	case BF_XT:
 		emit_xt_target(g, r);
 		label = next_state(g, key, entry + 1, 0, ~0u, &index);
@@ -394,18 +351,10 @@ static void emit_hotdrop(struct gen *g, const struct bf_rule *r)
 	done = bf_new_label(e);
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_HD));
 	bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R1, 0, 0), done);
-	if (r->action == BF_REJECT) {
-		/* REJECT answers, then drops. */
-		emit_reject(g, r->reject, g->btf);
-	} else {
-		if (r->action == BF_LOG)
-			emit_log(g, &r->log, g->btf);
-		/* Whatever its verdict; bpfilter_run() lets NF_STOLEN be. */
-		if (r->action == BF_XT)
-			bf_emit_xt_call(e, g->ir, r, r->xt,
-					g->btf->xt_target);
-		bf_verdict(e, NF_DROP);
-	}
+	/* Whatever its verdict; bpfilter_run() lets NF_STOLEN be. */
+	if (r->action == BF_XT)
+		bf_emit_xt_call(e, g->ir, r, r->xt, g->btf->xt_target);
+	bf_verdict(e, NF_DROP);
 	bf_bind(e, done);
 }
 
@@ -512,11 +461,8 @@ int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
 	unsigned int h, i, key[KEY_STACK], index;
 	int err;
 
-	/* Without bpfilter.ko's kfuncs, ip_tables runs these extensions. */
-	if (((ir->targets & BPFILTER_TABLE_REJECT) && btf->reject < 0) ||
-	    ((ir->targets & BPFILTER_TABLE_LOG) && btf->log < 0) ||
-	    ((ir->targets & (BPFILTER_TABLE_MAC | BPFILTER_TABLE_ADDRTYPE)) &&
-	     btf->match < 0) || (ir->nxt && btf->xt_match < 0) ||
+	/* Without bpfilter.ko's kfuncs, ip_tables runs the kernel's ones. */
+	if ((ir->nxt && btf->xt_match < 0) ||
 	    (ir->nxt_targets && btf->xt_target < 0))
 		return BF_FALLBACK;
 

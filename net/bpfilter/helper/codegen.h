@@ -24,10 +24,8 @@
  * @skb_len: offsetof(struct sk_buff, len)
  * @skb_mark: offsetof(struct sk_buff, mark)
  * @skb_nfct: offsetof(struct sk_buff, _nfct)
- * @reject: BTF id of bpfilter.ko's kfunc bpfilter_reject(), < 0 if none
- * @log: BTF id of bpfilter_log(), < 0 if none
- * @match: BTF id of bpfilter_match(), < 0 if none
- * @xt_match: BTF id of bpfilter_xt_match(), < 0 if none
+ * @xt_match: BTF id of bpfilter.ko's kfunc bpfilter_xt_match(), < 0 if
+ *	none
  * @xt_target: BTF id of bpfilter_xt_target(), < 0 if none
  * @module_fd: bpfilter.ko's BTF, the program's fd_array[BF_MODULE_BTF]
  */
@@ -43,9 +41,6 @@ struct bf_btf {
 	__u32 skb_len;
 	__u32 skb_mark;
 	__u32 skb_nfct;
-	__s32 reject;
-	__s32 log;
-	__s32 match;
 	__s32 xt_match;
 	__s32 xt_target;
 	int module_fd;

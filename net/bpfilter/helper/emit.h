@@ -35,7 +35,6 @@
 #define S_SCRATCH	(-104)	/* an IPv6 extension header's start */
 #define S_MARK		(-112)	/* skb->mark */
 #define S_NFCT		(-120)	/* skb->_nfct: the conntrack entry and state */
-#define S_INFO		(-232)	/* LOG's or a kernel match's data (32 bytes) */
 #define S_L3		(-176)	/* the IP header (64 bytes) */
 #define S_L4		(-200)	/* the transport header (24 bytes) */
 #define S_OPT		(-304)	/* tcp options, zero after them; first, a slice */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The matches and targets the helper serves, with the checks the kernel's
- * own extensions make, so that a table using them is judged as ip_tables
- * and ip6_tables would judge it.
+ * The matches and targets the helper validates, with the checks the
+ * kernel's own extensions make, so that a table using them is judged as
+ * ip_tables and ip6_tables would judge it; it compiles some of them (see
+ * bf_ext_native()), the module runs the others.
  */
 #include <errno.h>
 #include <string.h>
@@ -407,7 +408,7 @@ static bool ctstate_alone(const struct xt_entry_match *m)
 
 static const char *const bf_native[] = {
 	"comment", "tcp", "udp", "icmp", "icmp6", "mark", "length",
-	"iprange", "multiport", "state", "conntrack", "mac", "addrtype",
+	"iprange", "multiport", "state", "conntrack",
 };
 
 /**
@@ -435,8 +436,6 @@ bool bf_ext_native(__u8 family, const struct xt_entry_match *m)
 		return false;
 	if (!strcmp(name, "conntrack"))
 		return ctstate_alone(m);
-	if (!strcmp(name, "addrtype"))
-		return m->u.user.revision == 1;
 	return true;
 }
 
@@ -478,4 +477,26 @@ int bf_revision(__u8 family, const char *name, __u8 revision,
 	if (best < 0)
 		return BF_FALLBACK;
 	return have ? best : -EPROTONOSUPPORT;
+}
+
+/**
+ * bf_ext_bridged - whether the module runs a target the helper knows
+ * @t: the target, as user space sent it, after the validator's checks
+ *
+ * REJECT and LOG are the kernel's own code, which the module checks and
+ * runs through bpfilter_xt_target() as it does the targets the helper
+ * does not know. A program can only return NF_ACCEPT or NF_DROP: the
+ * module runs -j QUEUE, the standard verdict NF_QUEUE, as a target of its
+ * own the same way.
+ *
+ * Return: true for REJECT, LOG and the standard target with NF_QUEUE.
+ */
+bool bf_ext_bridged(const struct xt_entry_target *t)
+{
+	const struct xt_standard_target *st = (const void *)t;
+
+	if (!strcmp(t->u.user.name, "REJECT") || !strcmp(t->u.user.name, "LOG"))
+		return true;
+	return !strcmp(t->u.user.name, XT_STANDARD_TARGET) &&
+	       st->verdict == -NF_QUEUE - 1;
 }

@@ -22,7 +22,7 @@ struct bf_ext_par {
 };
 
 /**
- * struct bf_ext - a match or target the helper serves
+ * struct bf_ext - a match or target the helper validates
  * @name: as in xt_match/xt_target
  * @revision: as in xt_match/xt_target
  * @family: NFPROTO_UNSPEC if served for every family
@@ -49,9 +49,11 @@ struct bf_ext {
 };
 
 struct xt_entry_match;
+struct xt_entry_target;
 
 const struct bf_ext *bf_ext_find(__u8 family, const char *name,
 				 __u8 revision, bool target);
 bool bf_ext_native(__u8 family, const struct xt_entry_match *m);
+bool bf_ext_bridged(const struct xt_entry_target *t);
 
 #endif /* _BPFILTER_EXT_H */

@@ -78,17 +78,6 @@ static void add_conntrack(struct bf_match *bm, const struct xt_entry_match *m)
 	bm->ctstate.invert = info->invert_flags & XT_CONNTRACK_STATE;
 }
 
-/* A match of the kernel's, run by bpfilter_match(). */
-static void add_kernel(struct bf_ir *ir, struct bf_match *bm, __u32 which,
-		       const void *data, __u32 size, __u32 flag)
-{
-	bm->kind = BF_MATCH_KERNEL;
-	bm->kernel.which = which;
-	bm->kernel.size = size;
-	memcpy(bm->kernel.data, data, size);
-	ir->targets |= flag;
-}
-
 static int add_match(struct bf_ir *ir, struct bf_rule *r,
 		     const struct xt_entry_match *m)
 {
@@ -134,13 +123,6 @@ static int add_match(struct bf_ir *ir, struct bf_rule *r,
 	} else if (!strcmp(name, "conntrack")) {
 		add_conntrack(bm, m);
 		ir->conntrack = true;
-	} else if (!strcmp(name, "mac")) {
-		add_kernel(ir, bm, BPFILTER_MATCH_MAC, data,
-			   sizeof(struct xt_mac_info), BPFILTER_TABLE_MAC);
-	} else if (!strcmp(name, "addrtype") && m->u.user.revision == 1) {
-		add_kernel(ir, bm, BPFILTER_MATCH_ADDRTYPE, data,
-			   sizeof(struct xt_addrtype_info_v1),
-			   BPFILTER_TABLE_ADDRTYPE);
 	} else {
 		return BF_FALLBACK;
 	}
@@ -148,12 +130,12 @@ static int add_match(struct bf_ir *ir, struct bf_rule *r,
 	return 0;
 }
 
-/* A target only the kernel has, which the module checked. */
+/* A target the module checked and runs (see bf_ext_bridged()). */
 static bool kernel_target(const struct bf_ir *ir,
 			  const struct xt_entry_target *t)
 {
 	return !bf_ext_find(ir->family, t->u.user.name, t->u.user.revision,
-			    true);
+			    true) || bf_ext_bridged(t);
 }
 
 static int add_target(struct bf_ir *ir, struct bf_rule *r,
@@ -170,19 +152,6 @@ static int add_target(struct bf_ir *ir, struct bf_rule *r,
 	}
 	if (!strcmp(name, XT_ERROR_TARGET)) {
 		r->action = BF_ERROR;
-		return 0;
-	}
-	/* ipt_reject_info and ip6t_reject_info: a __u32, "with" */
-	if (!strcmp(name, "REJECT")) {
-		r->action = BF_REJECT;
-		memcpy(&r->reject, t->data, sizeof(r->reject));
-		ir->targets |= BPFILTER_TABLE_REJECT;
-		return 0;
-	}
-	if (!strcmp(name, "LOG")) {
-		r->action = BF_LOG;
-		memcpy(&r->log, t->data, sizeof(r->log));
-		ir->targets |= BPFILTER_TABLE_LOG;
 		return 0;
 	}
 	if (strcmp(name, XT_STANDARD_TARGET))
@@ -208,7 +177,7 @@ static int add_target(struct bf_ir *ir, struct bf_rule *r,
 		r->action = BF_RETURN;
 		return 0;
 	default:
-		/* NF_QUEUE and the like: not a BPF program's verdict. */
+		/* Not a verdict the validator lets through. */
 		return BF_FALLBACK;
 	}
 }

@@ -5,12 +5,9 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/x_tables.h>
-#include <linux/netfilter/xt_LOG.h>
-#include <linux/netfilter/xt_addrtype.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
-#include <linux/netfilter/xt_mac.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_state.h>
@@ -32,7 +29,6 @@
  * @BF_MATCH_IPRANGE: xt_iprange_mtinfo
  * @BF_MATCH_MULTIPORT: xt_multiport_v1
  * @BF_MATCH_CTSTATE: the state match, or conntrack's --ctstate alone
- * @BF_MATCH_KERNEL: a match bpfilter_match() runs in the kernel
  * @BF_MATCH_XT: a match the module checked, run by bpfilter_xt_match()
  */
 enum bf_match_kind {
@@ -45,7 +41,6 @@ enum bf_match_kind {
 	BF_MATCH_IPRANGE,
 	BF_MATCH_MULTIPORT,
 	BF_MATCH_CTSTATE,
-	BF_MATCH_KERNEL,
 	BF_MATCH_XT,
 };
 
@@ -62,24 +57,6 @@ struct bf_ctstate {
 };
 
 /**
- * struct bf_kmatch - a match the kernel runs for the program
- * @which: enum bpfilter_match
- * @size: bytes of the data, the match's matchsize
- * @mac: BPFILTER_MATCH_MAC's data
- * @addrtype: BPFILTER_MATCH_ADDRTYPE's data
- * @data: the data, as the program stores it
- */
-struct bf_kmatch {
-	__u32 which;
-	__u32 size;
-	union {
-		struct xt_mac_info mac;
-		struct xt_addrtype_info_v1 addrtype;
-		__u64 data[2];
-	};
-};
-
-/**
  * struct bf_match - a match of a rule, its data copied from the blob
  * @kind: enum bf_match_kind
  * @tcp: for BF_MATCH_TCP
@@ -91,7 +68,6 @@ struct bf_kmatch {
  * @iprange: for BF_MATCH_IPRANGE
  * @multiport: for BF_MATCH_MULTIPORT
  * @ctstate: for BF_MATCH_CTSTATE
- * @kernel: for BF_MATCH_KERNEL
  * @xt: for BF_MATCH_XT, its index among the table's kernel matches
  */
 struct bf_match {
@@ -106,7 +82,6 @@ struct bf_match {
 		struct xt_iprange_mtinfo iprange;
 		struct xt_multiport_v1 multiport;
 		struct bf_ctstate ctstate;
-		struct bf_kmatch kernel;
 		__u32 xt;
 	};
 };
@@ -119,8 +94,6 @@ struct bf_match {
  * @BF_JUMP: to another entry, which is pushed (see ipt_do_table())
  * @BF_GOTO: to another entry, without a push
  * @BF_ERROR: an ERROR entry: xt_error's verdict, a drop
- * @BF_REJECT: REJECT: an answer, then a drop
- * @BF_LOG: LOG, then on to the next entry
  * @BF_XT: a target the module checked, run by bpfilter_xt_target(): on to
  *	the next entry or its verdict
  */
@@ -131,8 +104,6 @@ enum bf_action {
 	BF_JUMP,
 	BF_GOTO,
 	BF_ERROR,
-	BF_REJECT,
-	BF_LOG,
 	BF_XT,
 };
 
@@ -144,8 +115,6 @@ enum bf_action {
  * @nmatches: their number
  * @action: enum bf_action
  * @jump: for BF_JUMP and BF_GOTO, the index of the entry jumped to
- * @reject: for BF_REJECT, ipt_reject_info.with or ip6t_reject_info.with
- * @log: for BF_LOG, the target's data
  * @xt: for BF_XT, its index among the table's kernel targets
  */
 struct bf_rule {
@@ -157,8 +126,6 @@ struct bf_rule {
 	unsigned int nmatches;
 	enum bf_action action;
 	unsigned int jump;
-	__u32 reject;
-	struct xt_log_info log;
 	__u32 xt;
 };
 
@@ -173,7 +140,6 @@ struct bf_rule {
  * @stacksize: ip_tables' jump stack size: deeper jumps drop the packet
  * @conntrack: a rule looks at the conntrack state: it must be active
  * @tcp_options: a rule has --tcp-option: the prologue walks the options
- * @targets: BPFILTER_TABLE_KFUNCS: what of bpfilter.ko the program calls
  * @nxt: the kernel matches the module checked for the table: a rule has
  *	BF_MATCH_XT if not 0
  * @nxt_targets: the kernel targets the module checked for it: a rule has
@@ -193,7 +159,6 @@ struct bf_ir {
 	unsigned int stacksize;
 	bool conntrack;
 	bool tcp_options;
-	__u32 targets;
 	unsigned int nxt;
 	unsigned int nxt_targets;
 	bool xtfrag;

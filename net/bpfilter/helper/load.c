@@ -85,17 +85,14 @@ static int module_btf_fd(const char *name)
 }
 
 /*
- * bpfilter.ko's kfuncs for REJECT, LOG, mac, addrtype and the matches it
- * checks; without them (the helper's code run on its own, in tests) those
- * stay ip_tables'.
+ * bpfilter.ko's kfuncs for the matches and targets it checks; without
+ * them (the helper's code run on its own, in tests) those stay
+ * ip_tables'.
  */
 static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 {
 	struct btf *btf = btf__load_module_btf("bpfilter", (struct btf *)vmlinux);
 
-	k->reject = -1;
-	k->log = -1;
-	k->match = -1;
 	k->xt_match = -1;
 	k->xt_target = -1;
 	k->module_fd = -1;
@@ -103,12 +100,6 @@ static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 		return;
 	k->module_fd = module_btf_fd("bpfilter");
 	if (k->module_fd >= 0) {
-		k->reject = btf__find_by_name_kind(btf, "bpfilter_reject",
-						   BTF_KIND_FUNC);
-		k->log = btf__find_by_name_kind(btf, "bpfilter_log",
-						BTF_KIND_FUNC);
-		k->match = btf__find_by_name_kind(btf, "bpfilter_match",
-						  BTF_KIND_FUNC);
 		k->xt_match = btf__find_by_name_kind(btf, "bpfilter_xt_match",
 						     BTF_KIND_FUNC);
 		k->xt_target = btf__find_by_name_kind(btf,

@@ -497,27 +497,6 @@ static void emit_ctstate(struct bf_emit *e, const struct bf_ctstate *st,
 	bf_jmp(e, BPF_JMP_IMM(st->invert ? BPF_JNE : BPF_JEQ, R1, 0, 0), fail);
 }
 
-/* bpfilter_match(skb, state, which, &data, size): the kernel's match */
-static void emit_kernel(struct bf_emit *e, const struct bf_kmatch *k,
-			const struct bf_btf *btf, int fail)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(k->data); i++) {
-		bf_emit_ld64(e, R1, k->data[i]);
-		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_INFO + i * 8));
-	}
-	bf_emit(e, BPF_MOV64_REG(R1, SKB));
-	bf_emit(e, BPF_MOV64_REG(R2, STATE));
-	bf_emit(e, BPF_MOV32_IMM(R3, k->which));
-	bf_emit(e, BPF_MOV64_REG(R4, FP));
-	bf_emit(e, BPF_ALU64_IMM(BPF_ADD, R4, S_INFO));
-	bf_emit(e, BPF_MOV64_IMM(R5, k->size));
-	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
-				BF_MODULE_BTF, btf->match));
-	bf_jmp(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 0), fail);
-}
-
 /**
  * bf_emit_xt_call - R0 = @kfunc(skb, state, @idx, off)
  * @e: where to emit
@@ -606,9 +585,6 @@ static bool emit_match(struct bf_emit *e, const struct bf_ir *ir,
 		return true;
 	case BF_MATCH_CTSTATE:
 		emit_ctstate(e, &m->ctstate, fail);
-		return true;
-	case BF_MATCH_KERNEL:
-		emit_kernel(e, &m->kernel, btf, fail);
 		return true;
 	case BF_MATCH_XT:
 		emit_xt(e, ir, r, m->xt, btf, fail);

@@ -34,7 +34,6 @@ struct bf_table {
 	void *entries;
 	struct bf_prog prog;
 	bool conntrack;
-	__u32 targets;
 	unsigned int nxt;
 	unsigned int nxt_targets;
 };
@@ -189,7 +188,6 @@ static int bf_compile(struct bf_table *t, struct bf_table *old, bool checked)
 				       t->entries, &t->info);
 	err = bf_load(&ir, old ? &old->prog : NULL, from, &t->prog);
 	t->conntrack = ir.conntrack;
-	t->targets = ir.targets;
 	t->nxt = ir.nxt;
 	t->nxt_targets = ir.nxt_targets;
 	free(from);
@@ -301,8 +299,6 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 	out->reply->prog_id = t->prog.prog_id;
 	if (t->conntrack)
 		out->reply->flags |= BPFILTER_TABLE_CONNTRACK;
-	/* What the kernel must hold for the kfuncs of REJECT and LOG */
-	out->reply->flags |= t->targets;
 	t->next = *p ? (*p)->next : NULL;
 	if (*p)
 		bf_free(*p);

@@ -582,6 +582,8 @@ static int find_check_entry(const struct bf_ctx *c, unsigned int pos,
 		*kernel |= BF_KERNEL_TARGET;
 		return 0;
 	}
+	if (!ret && kernel && bf_ext_bridged((const void *)(e + to)))
+		*kernel |= BF_KERNEL_TARGET;
 	return ret;
 }
 
@@ -692,7 +694,8 @@ int bf_validate(__u8 family, const struct ipt_replace *repl, void *entries,
  *	(to be freed with bf_kernel_free(), also on error)
  *
  * Where bf_validate() returns BF_FALLBACK for a match or target it does not
- * serve, this lists its entry and goes on. An error of the helper's own checks
+ * know, or for one the module runs (bf_ext_native(), bf_ext_bridged()),
+ * this lists its entry and goes on. An error of the helper's own checks
  * after listed entries is returned as it is: the module's checks of those
  * come first.
  *

@@ -36,8 +36,8 @@ struct bf_table_info {
 #define BF_KERNEL_TARGET	0x2
 
 /**
- * struct bf_kernel - the entries with matches or a target only the kernel
- *	has
+ * struct bf_kernel - the entries with matches or a target the module
+ *	checks and runs
  * @n: their number
  * @off: the offset of each
  * @hooks: the hook mask of each, its comefrom

@@ -332,6 +332,25 @@ except OSError:
 	tail -n 1 "$tmp"
 }
 
+# queued QUEUE ADDR PORT: 10 datagrams to the server while a listener on
+# the server's nfnetlink queue QUEUE accepts what it gets; prints how many
+# the listener got and how many the server received.
+queued()
+{
+	local pid got
+
+	ip netns exec "$server" $PY ./nfqueue_accept.py "$1" 3 >"$tmp.q" &
+	pid=$!
+	if ! slowwait 60 grep -q ready "$tmp.q"; then
+		kill $pid
+		echo -1
+		return
+	fi
+	got=$(send_recv "$2" "$3" 10)
+	wait $pid
+	echo "$(tail -n 1 "$tmp.q") $got"
+}
+
 # Targets that bpfilter's helper does not compile run in the kernel, as
 # ip_tables runs them: MARK changes the mark that a later rule reads,
 # NFQUEUE queues (with no listener: dropped, or let through with
@@ -387,6 +406,25 @@ test_kernel_targets()
 	check "$ipt: the server saw an MSS of 1000 in the SYN ($c)" [ "${c%% *}" = 1 ]
 	ip netns exec "$server" "$ipt" -F INPUT
 	ip netns exec "$client" "$ipt" -F OUTPUT
+
+	# -j QUEUE is a standard verdict that no program can return: it
+	# runs in the module too, and queues to queue 0.
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5055 -j QUEUE
+	ip netns exec "$server" "$ipt" -A INPUT -p udp --dport 5056 \
+		-j NFQUEUE --queue-num 3
+	check "$ipt: a table with -j QUEUE is served by $want" \
+		[ "$(served_by "$server" "$ipt")" = "$want" ]
+	got=$(send_recv "$addr" 5055 10)
+	check "$ipt: -j QUEUE with no listener drops (got $got)" [ "$got" = 0 ]
+	got=$(queued 0 "$addr" 5055)
+	check "$ipt: -j QUEUE queues to queue 0, whose listener lets 10 through (got $got)" \
+		[ "$got" = "10 10" ]
+	got=$(queued 3 "$addr" 5056)
+	check "$ipt: NFQUEUE --queue-num 3 queues to 3, whose listener lets 10 through (got $got)" \
+		[ "$got" = "10 10" ]
+	c=$(counters "$server" "$ipt" INPUT 1)
+	check "$ipt: the QUEUE rule counted 20 ($c)" [ "${c%% *}" = 20 ]
+	ip netns exec "$server" "$ipt" -F INPUT
 }
 
 # Two tables that drop udp to 5020, the second from a user chain, replace

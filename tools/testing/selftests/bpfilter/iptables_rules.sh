@@ -393,9 +393,9 @@ COMMIT"
 	check_save "flush after mac and addrtype" "$EMPTY"
 }
 
-# LOG and REJECT, which bpfilter compiles, then an extension it does not
-# serve (limit): that table goes to ip_tables, and iptables works on as
-# before.
+# LOG and REJECT, then limit: the kernel's own code, which bpfilter runs
+# (its bridge); with the bridge off, the table with limit goes to
+# ip_tables, and iptables works on as before.
 test_unserved()
 {
 	local want reject=ipt_REJECT

@@ -207,7 +207,50 @@ def match(r, v6, chain):
         a, b = sorted([r.choice(pool), r.choice(pool)],
                       key=lambda x: socket.inet_pton(fam, x))
         m.append(f'-m iprange {neg(r, side)}{a}-{b}')
+    if r.random() < .15:
+        m.append(kernel_match(r, v6, chain))
     return ' '.join(m)
+
+
+def kernel_match(r, v6, chain):
+    """A match bpfilter's helper leaves to the kernel's own code (the
+    bridge), of those whose answer does not depend on time: a counter or
+    a recent list that a rule updates has to be updated by the same
+    packets in the same order as under ip_tables."""
+    hop = 'hl' if v6 else 'ttl'
+    ms = [
+        f'-m {hop} ' + r.choice([f'{neg(r, f"--{hop}-eq")}64',
+                                 f'--{hop}-lt 2', f'--{hop}-gt 63']),
+        f'-m tos {neg(r, "--tos")}' + r.choice(['0x10/0x3f', '0x0/0xff']),
+        f'-m dscp {neg(r, "--dscp")}' + r.choice(['0x2e', '0x0']),
+        f'-m ecn {neg(r, "--ecn-ip-ect")}' + r.choice(['0', '1', '3']),
+        f'-m string --algo {r.choice(["bm", "kmp"])} ' +
+        neg(r, '--string') + r.choice(['needle', 'hay', 'GET']),
+        '-m u32 --u32 ' + r.choice(['0>>28=6', '4>>8&0xFF=17', '0>>28=4']
+                                   if v6 else
+                                   ['6&0xFF=6', '0>>22&0x3C@0>>16=0:1024',
+                                    '0>>16&0xFF=0x10']),
+        f'-m pkttype {neg(r, "--pkt-type")}' +
+        r.choice(['unicast', 'multicast', 'broadcast']),
+        f'-m statistic --mode nth --every {r.randint(2, 4)} --packet 1',
+        f'-m quota --quota {r.choice([100, 400, 2000])}',
+        f'-m recent --name r{r.randint(1, 2)} ' +
+        r.choice(['--set', '--rcheck', '! --rcheck', '--update']) +
+        r.choice(['', ' --rdest']),
+    ]
+    if chain == 'OUTPUT':
+        ms.append('-m owner ' + r.choice(['--uid-owner 0',
+                                          '! --socket-exists']))
+    if v6:
+        ms += ['-m frag ' + r.choice(['--fragid 7', '--fragfirst',
+                                      '--fragmore', '! --fragid 0:6']),
+               '-m rt ' + r.choice(['--rt-type 0', '--rt-segsleft 0']),
+               '-m dst ' + r.choice(['--dst-len 0', '! --dst-len 8']),
+               '-m ipv6header ' + r.choice(['', '! ']) + '--header ' +
+               r.choice(['dst', 'frag,ipv6-route', 'auth', 'none']) +
+               r.choice(['', ' --soft']),
+               '-m ah ' + r.choice(['--ahspi 0', '--ahlen 0'])]
+    return r.choice(ms)
 
 
 def addrtype(r, v6, chain):
@@ -357,7 +400,7 @@ def ruleset(r, v6):
                       for _ in range(r.randint(16, 40))]
         for _ in range(r.randint(0, 8)):
             t = r.choice(['ACCEPT', 'DROP', 'RETURN', 'jump', 'goto', '',
-                          'REJECT', 'LOG'])
+                          'REJECT', 'LOG', 'MARK'])
             m = match(r, v6, c)
             if c in finals and t in ('RETURN', 'goto'):
                 t = 'DROP'
@@ -371,6 +414,10 @@ def ruleset(r, v6):
                      else []))
             elif t == 'LOG':
                 t = '-j LOG --log-prefix x'
+            elif t == 'MARK':
+                # The kernel's target: later rules see the mark.
+                t = '-j MARK --set-xmark ' + r.choice(['0x1/0xff', '0x4/0x4',
+                                                       '0x5/0x0'])
             elif t:
                 t = '-j ' + t
             lines.append(f'-A {c} {m} {t}')
@@ -395,7 +442,8 @@ def l4(r, proto):
                         r.choice([0, 1, 3, 4]), 0, 0)
     else:
         b = b'\0' * 8
-    return b + b'\0' * r.choice([0, 0, 10, 100])
+    return b + r.choice([b'', b'', b'\0' * 10, b'\0' * 100,
+                         b'GET / needle in the hay'])
 
 
 def exthdr(r, kind, nxt):
@@ -419,7 +467,8 @@ def packet(r, v6):
             body, nxt = exthdr(r, kind, nxt) + body, kind
         if r.random() < .05:
             body = body[:r.randint(0, len(body))]
-        return struct.pack('!IHBB16s16s', 6 << 28, len(body), nxt,
+        tc = r.choice([0] * 6 + [0x10, 0xb8, 0x01, 0x03])
+        return struct.pack('!IHBB16s16s', 6 << 28 | tc << 20, len(body), nxt,
                            r.choice([64, 1]),
                            socket.inet_pton(socket.AF_INET6,
                                             r.choice(SRC6)),
@@ -432,7 +481,8 @@ def packet(r, v6):
         body = body[:r.randint(0, len(body))]
     # Options (no-ops, then the end of them) move the transport header.
     opts = r.choice([b''] * 9 + [b'\1\1\1\0', b'\1' * 7 + b'\0'])
-    ip = struct.pack('!BBHHHBBH4s4s', 0x45 + len(opts) // 4, 0,
+    tos = r.choice([0] * 6 + [0x10, 0xb8, 0x01, 0x03])
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45 + len(opts) // 4, tos,
                      20 + len(opts) + len(body),
                      r.randint(1, 65535), frag, r.choice([64, 1]), proto, 0,
                      socket.inet_aton(r.choice(SRC4)),
