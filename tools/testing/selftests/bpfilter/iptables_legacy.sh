@@ -62,15 +62,29 @@ ip -net "$server" addr add dead:1::2/64 dev veth0 nodad
 ip -net "$client" link set veth0 up
 ip -net "$server" link set veth0 up
 
+# listening OUT CMD...: CMD in the background, its output in OUT; true
+# once it printed "ready", its pid in $listener; else it is killed.
+listening()
+{
+	local out=$1
+
+	shift
+	"$@" >"$out" &
+	listener=$!
+	slowwait 60 grep -q ready "$out" && return 0
+	kill $listener
+	return 1
+}
+
 # send_recv ADDR PORT N [GAP]: N datagrams from client to server, GAP
 # seconds apart; prints how many arrived. Delivery over veth is done when the sender returns; the
 # receiver then drains its socket and stops.
 send_recv()
 {
-	local addr=$1 port=$2 n=$3 gap=${4:-0} pid
+	local addr=$1 port=$2 n=$3 gap=${4:-0}
 
 	rm -f "$tmp.stop"
-	ip netns exec "$server" $PY -c '
+	listening "$tmp" ip netns exec "$server" $PY -c '
 import os, socket, sys
 addr, port, stop = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
@@ -87,14 +101,7 @@ while True:
         if os.path.exists(stop):
             break
 print(got)
-' "$addr" "$port" "$tmp.stop" >"$tmp" &
-	pid=$!
-
-	if ! slowwait 60 grep -q ready "$tmp"; then
-		kill $pid
-		echo -1
-		return
-	fi
+' "$addr" "$port" "$tmp.stop" || { echo -1; return; }
 	ip netns exec "$client" $PY -c '
 import socket, sys, time
 addr, port, n, gap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
@@ -106,7 +113,7 @@ for i in range(n):
     time.sleep(gap)
 ' "$addr" "$port" "$n" "$gap"
 	touch "$tmp.stop"
-	wait $pid
+	wait $listener
 	tail -n 1 "$tmp"
 }
 
@@ -117,7 +124,7 @@ counters()
 }
 
 tmp=$(mktemp)
-trap 'cleanup; rm -f "$tmp" "$tmp.stop"' EXIT
+trap 'cleanup; rm -f "$tmp" "$tmp".*' EXIT
 
 test_udp_drop()
 {
@@ -295,9 +302,9 @@ test_kernel_matches()
 # the MSS the server's socket took from the client's SYN, or -1.
 connect_mss()
 {
-	local addr=$1 port=$2 pid
+	local addr=$1 port=$2
 
-	ip netns exec "$server" $PY -c '
+	listening "$tmp" ip netns exec "$server" $PY -c '
 import socket, sys
 addr, port = sys.argv[1], int(sys.argv[2])
 fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
@@ -312,13 +319,7 @@ try:
     print(c.getsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG))
 except OSError:
     print(-1)
-' "$addr" "$port" >"$tmp" &
-	pid=$!
-	if ! slowwait 60 grep -q ready "$tmp"; then
-		kill $pid
-		echo -1
-		return
-	fi
+' "$addr" "$port" || { echo -1; return; }
 	ip netns exec "$client" $PY -c '
 import socket, sys
 addr, port = sys.argv[1], int(sys.argv[2])
@@ -328,7 +329,7 @@ try:
 except OSError:
     pass
 ' "$addr" "$port"
-	wait $pid
+	wait $listener
 	tail -n 1 "$tmp"
 }
 
@@ -337,17 +338,12 @@ except OSError:
 # the listener got and how many the server received.
 queued()
 {
-	local pid got
+	local got
 
-	ip netns exec "$server" $PY ./nfqueue_accept.py "$1" 3 >"$tmp.q" &
-	pid=$!
-	if ! slowwait 60 grep -q ready "$tmp.q"; then
-		kill $pid
-		echo -1
-		return
-	fi
+	listening "$tmp.q" ip netns exec "$server" $PY ./nfqueue_accept.py \
+		"$1" 3 || { echo -1; return; }
 	got=$(send_recv "$2" "$3" 10)
-	wait $pid
+	wait $listener
 	echo "$(tail -n 1 "$tmp.q") $got"
 }
 
