@@ -169,7 +169,7 @@ newest_source_pkg() {
 newer_base_warning() {
 	[ -z "$BASE_TREE" ] || return 0
 	local newest pkg
-	newest=$(base_versions | head -1)
+	newest=$(base_versions | sed -n 1p)
 	if [ -n "$newest" ] && dpkg --compare-versions "$newest" gt "$BASE_VERSION"; then
 		log "warning: the archive has $BASE_PKG $newest, newer than the series' base $BASE_VERSION"
 	fi

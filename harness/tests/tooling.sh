@@ -13,7 +13,8 @@ copy_checkout() {
 	echo "$dir"
 }
 
-first_diff_patch() { series_diffs | head -1; }
+# sed reads to the end: with pipefail, head would let grep die of SIGPIPE.
+first_diff_patch() { series_diffs | sed -n 1p; }
 
 # expect_check DIR PATTERN...: check fails in DIR and prints each PATTERN.
 expect_check() {
@@ -42,7 +43,7 @@ tooling_mirror_differs() {
 	local dir f rc
 	dir=$(copy_checkout) || return 1
 	f=$(cd "$dir" && git_base diff --name-only "$BASE_BRANCH" "$(series_commit)" |
-		grep -vx MAINTAINERS | head -1)
+		grep -vx MAINTAINERS | sed -n 1p)
 	echo "# stray" >>"$dir/$f"
 	CHECK_PATCHES=none expect_check "$dir" "ok - series applies" \
 		"not ok - mirror" "differs from the series: $f"

@@ -17,8 +17,8 @@
 /* Any kernel will do: the code is generated, not loaded. */
 static const struct bf_btf btf = {
 	.dynptr_from_skb = 1000, .ctx_skb = 8, .state_in = 8, .state_out = 16,
-	.dev_name = 256, .skb_len = 112, .reject = 1001, .log = 1002,
-	.match = 1003,
+	.dev_name = 256, .skb_len = 112, .xt_match = 1001,
+	.xt_target = 1002,
 };
 
 static void compile(__u8 family, void *entries,
