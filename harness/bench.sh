@@ -4,7 +4,8 @@
 # cmd_bench [N...]: guest.sh for N rules (10 to 100,000 by default), then
 # the table on stdout and in build/bench.txt, build/bench.csv and the plot
 # build/bench.svg. BENCH_FAMILIES, BENCH_VARIANTS, BENCH_MODES, BENCH_SECONDS
-# (per point of the flood) narrow it.
+# (per point of the flood) narrow it; BENCH_ICOUNT=1 counts instructions
+# (a guest clock of one nanosecond per instruction) instead of time.
 cmd_bench() {
 	local dir=${BENCH_OUT:-$TOP/build} ns=("$@")
 
@@ -14,6 +15,9 @@ cmd_bench() {
 	cp "$HARNESS/bench/guest.sh" "$dir/scripts/" &&
 		gcc -O2 -Wall -o "$dir/scripts/flood" "$HARNESS/bench/flood.c" ||
 		return
+	# BENCH_ICOUNT=1: per-packet figures in instructions, one vCPU.
+	local VM_ICOUNT=${BENCH_ICOUNT:-} VM_CPUS=$VM_CPUS
+	[ -z "$VM_ICOUNT" ] || VM_CPUS=1
 	vm_run --share "$dir" --timeout "${BENCH_TIMEOUT:-7200}" -- \
 		env BENCH_SECONDS="${BENCH_SECONDS:-0.5}" \
 		BENCH_MODES="${BENCH_MODES:-ip_tables bpfilter nft-lines nft-set}" bash \

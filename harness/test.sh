@@ -93,9 +93,17 @@ run_kselftests() {
 		export TRANSLATE_DIFF_TABLES=$2 XT_LIFETIME_REPLACES=$4 IPT_EXT_SHARE=$5
 		# --long: a test may run past the timeout of its settings.
 		over=${3:+-o $3}
+		# One test at a time, to say how long each took.
+		each() {
+			for t in $("$1/run_kselftest.sh" -l); do
+				s=$(date +%s)
+				"$1/run_kselftest.sh" $over -t "$t"
+				echo "# elapsed: $t $(($(date +%s) - s)) s"
+			done
+		}
 		echo "bpfilter-mode: bpfilter"
 		[ ! -d /sys/module/bpfilter ] || echo "not ok 0 bpfilter loaded before the tests"
-		"$1/run_kselftest.sh" $over
+		each "$1"
 		[ -d /sys/module/bpfilter ] || echo "not ok 0 the tests did not load bpfilter"
 		echo "bpfilter-mode: ip_tables"
 		export BPFILTER_MODE=ip_tables
@@ -107,12 +115,14 @@ run_kselftests() {
 			[ $i -lt 60 ] || { echo "not ok 0 rmmod bpfilter"; break; }
 			sleep 1
 		done
-		"$1/run_kselftest.sh" $over' sh "$KSELFTEST" \
+		each "$1"' sh "$KSELFTEST" \
 		"$TRANSLATE_DIFF_TABLES" "${KSFT_TEST_TIMEOUT:-}" \
 		"$XT_LIFETIME_REPLACES" "$IPT_EXT_SHARE" >"$log" 2>"$log.err"
 	rc=$?
 	parse_tap "$log"
 	grep -qE '^(not )?ok [0-9]+ ' "$log" || result "kselftests reported results" 1
+	# CI's share is sized by these.
+	awk '/^bpfilter-mode: / { m = $2 } /^# elapsed: / { printf "  [%s] %s: %s s\n", m, $3, $4 }' "$log"
 	if [ $rc != 0 ]; then
 		sed 's/^/  | /' "$log" | tail -n 60
 		sed 's/^/  /' "$log.err"

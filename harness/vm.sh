@@ -7,6 +7,10 @@
 VM_MEM=${VM_MEM:-2048}
 VM_CPUS=${VM_CPUS:-2}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
+# VM_ICOUNT=1 (TCG only): the guest's clock counts its instructions, one
+# nanosecond each (-icount shift=0), so that a time measured in the guest
+# is a count of instructions, not TCG's noise.
+VM_ICOUNT=${VM_ICOUNT:-}
 # Lines in the guest's kernel log that fail a run.
 VM_BAD='WARNING:|BUG:|Oops|general protection fault|kernel BUG|Kernel panic|unreferenced object|KASAN:|UBSAN:|RCU detected stall|hung_task|refcount_t:|list_(add|del) corruption|INFO: task .* blocked'
 
@@ -79,6 +83,7 @@ vm_run() {
 		-device virtio-9p-pci,fsdev=run,mount_tag=bpfrun
 		-fsdev local,id=mods,path="$MODROOT/lib/modules",security_model=none,readonly=on
 		-device virtio-9p-pci,fsdev=mods,mount_tag=bpfmods)
+	[ -n "$VM_ICOUNT" ] && [ "$accel" = tcg ] && qemu+=(-icount shift=0,sleep=off)
 	[ -n "$share" ] && qemu+=(-fsdev "local,id=share,path=$share,security_model=none"
 		-device virtio-9p-pci,fsdev=share,mount_tag=bpfshare)
 	local rc

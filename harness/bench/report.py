@@ -5,13 +5,17 @@ Usage: report.py CSV SVG"""
 import collections
 import csv
 import math
+import os
 import sys
 
 MODES = ['ip_tables', 'bpfilter', 'nft-lines', 'nft-set']
 COLORS = {'ip_tables': '#d62728', 'bpfilter': '#1f77b4',
           'nft-lines': '#ff7f0e', 'nft-set': '#2ca02c'}
-METRICS = [('ns_none', 'ns/pkt, no match'), ('ns_middle', 'ns/pkt, middle'),
-           ('ns_last', 'ns/pkt, last'), ('load_ms', 'load ms'),
+# Under BENCH_ICOUNT=1 the guest's nanoseconds are instructions.
+UNIT = 'insns' if os.environ.get('BENCH_ICOUNT') else 'ns'
+METRICS = [('ns_none', f'{UNIT}/pkt, no match'),
+           ('ns_middle', f'{UNIT}/pkt, middle'),
+           ('ns_last', f'{UNIT}/pkt, last'), ('load_ms', 'load ms'),
            ('add_ms', 'one -A ms'), ('mem_kb', 'memory kB')]
 
 
@@ -41,7 +45,7 @@ def table(data, base):
     for fam, var in groups:
         ns = sorted({k[2] for k in data if k[:2] == (fam, var)})
         print(f'\nIPv{fam}, {var} rules (per-packet cost minus the empty '
-              f'namespace, {base.get(fam, 0)} ns)')
+              f'namespace, {base.get(fam, 0)} {UNIT})')
         print(f'{"metric":18} {"mode":10}' +
               ''.join(f'{n:>10}' for n in ns))
         for metric, label in METRICS:

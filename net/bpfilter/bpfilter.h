@@ -158,6 +158,7 @@ int bpfilter_conntrack_get(struct bpfilter_net *bn, int family);
 void bpfilter_conntrack_put(struct bpfilter_net *bn, int family);
 void bpfilter_unhook(struct bpfilter_net *bn, int family);
 int bpfilter_iptables_hooks(struct bpfilter_net *bn, int family, bool on);
+void bpfilter_unload_net(struct bpfilter_net *bn);
 struct bpf_prog *bpfilter_prog_get(u32 id);
 int bpfilter_layout(struct bpfilter_table *t, struct bpf_prog *prog,
 		    const struct bpfilter_layout *lay, size_t len);

@@ -331,6 +331,8 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 		if (!READ_ONCE(bpfilter.unloading))
 			bpfilter_call(BPFILTER_MSG_NET_EXIT, &req, sizeof(req),
 				      &reply, sizeof(reply), &gen);
+		else
+			bpfilter_unload_net(bn);
 		for (i = 0; i < BPFILTER_NFAMILIES; i++)
 			bpfilter_release_table(bn, i,
 					       bpfilter_set_table(bn, i, NULL,

@@ -243,6 +243,94 @@ static int bpfilter_give_back(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 }
 
 /*
+ * ip_tables' initial table with every policy DROP: what is left to give
+ * the namespace if its own table cannot go back to ip_tables.
+ */
+static int bpfilter_iptables_drop_all(struct sock *sk, u8 pf,
+				      unsigned int number)
+{
+	const struct xt_table *info = &bpfilter_filter[bpfilter_family(pf)];
+	struct xt_standard_target *policy;
+	struct ipt_replace *initial;
+	unsigned int hook;
+	int err;
+
+	if (IS_ENABLED(CONFIG_IP6_NF_IPTABLES_LEGACY) && pf == NFPROTO_IPV6)
+		initial = ip6t_alloc_initial_table(info);
+	else
+		initial = ipt_alloc_initial_table(info);
+	if (!initial)
+		return -ENOMEM;
+	/* Each built-in chain is one standard entry: its policy ends it. */
+	for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
+		if (!(info->valid_hooks & BIT(hook)))
+			continue;
+		policy = (void *)initial->entries + initial->underflow[hook] +
+			 (pf == NFPROTO_IPV6 ? sizeof(struct ip6t_entry) :
+					       sizeof(struct ipt_entry));
+		policy->verdict = -NF_DROP - 1;
+	}
+	initial->num_counters = number;
+	err = bpfilter_iptables_replace(sk, pf, initial);
+	kfree(initial);
+	return err;
+}
+
+/**
+ * bpfilter_unload_net - gives ip_tables the namespace's filter tables as
+ *	the module goes
+ * @bn: the namespace's state
+ *
+ * The module cannot be unloaded while it serves a table other than the
+ * initial one, except by force (rmmod -f), which would leave the namespace
+ * with ip_tables' emptied table, off its hooks: no filter at all. Each such
+ * table goes to ip_tables from the kernel's copy, while the program still
+ * runs, ip_tables' table being at its hooks first; its rules' counters
+ * start again from zero (ip_tables cannot copy the old ones to anybody,
+ * and says so). If ip_tables refuses the table, the namespace gets
+ * ip_tables' initial table with every policy DROP: it fails closed.
+ *
+ * Context: Process context, the module unloading, @bn->lock held.
+ */
+void bpfilter_unload_net(struct bpfilter_net *bn)
+{
+	struct bpfilter_table *t;
+	struct ipt_replace *repl;
+	struct socket *sock;
+	int family, number, err;
+	u8 pf;
+
+	lockdep_assert_held(&bn->lock);
+	for (family = 0; family < BPFILTER_NFAMILIES; family++) {
+		t = bn->filter[family];
+		if (!t || t->initial)
+			continue;
+		pf = family == BPFILTER_IPV6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+		err = sock_create_kern(bn->net, pf == NFPROTO_IPV6 ? PF_INET6 :
+				       PF_INET, SOCK_DGRAM, IPPROTO_UDP, &sock);
+		if (err)
+			goto fail;
+		number = bpfilter_iptables_number(sock->sk, pf);
+		err = number < 0 ? number :
+		      bpfilter_iptables_hooks(bn, family, true);
+		if (!err) {
+			repl = (void *)((struct bpfilter_req *)t->req + 1);
+			repl->num_counters = number;
+			err = bpfilter_iptables_replace(sock->sk, pf, repl);
+			if (err)
+				err = bpfilter_iptables_drop_all(sock->sk, pf,
+								 number);
+		}
+		sock_release(sock);
+		if (!err)
+			continue;
+fail:
+		pr_crit("cannot give the %s filter table to ip_tables on unload: %d\n",
+			pf == NFPROTO_IPV6 ? "ipv6" : "ipv4", err);
+	}
+}
+
+/*
  * The helper validated, compiled and stored the new table: its program
  * replaces the old one at the hooks, after emptying ip_tables' table if
  * the helper takes it over; the kernel keeps a copy of the table. If the
@@ -257,6 +345,8 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	const struct bpfilter_layout *lay = (const void *)(reply + 1);
 	struct bpfilter_req *req = new->req;
 	struct ipt_replace *repl = (void *)(req + 1);
+	/* The caller's counters pointer, kept out of the published copy. */
+	const struct ipt_replace caller = *repl;
 	int family = bpfilter_family(pf);
 	struct bpfilter_table *old = bn->filter[family];
 	struct bpf_prog *prog;
@@ -309,14 +399,21 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 			return err;
 		}
 	}
+	/*
+	 * Once published, the table may be replayed to a new helper by any
+	 * other namespace's request: as a table of its own, with no pointer
+	 * and no check.
+	 */
+	repl->counters = NULL;
+	req->flags = 0;
 	old = bpfilter_set_table(bn, family, new, gen);
 	if (kept) {
-		bpfilter_copy_counters(bn, pf, repl, old, buf);
+		bpfilter_copy_counters(bn, pf, &caller, old, buf);
 	} else if (old) {
-		bpfilter_put_counters(bn, pf, repl, old, buf);
+		bpfilter_put_counters(bn, pf, &caller, old, buf);
 	} else {
 		/* Both tables are in force until ip_tables' is emptied. */
-		err = bpfilter_take_over(sk, pf, repl);
+		err = bpfilter_take_over(sk, pf, &caller);
 		if (err) {
 			/* The caller frees @new, which is not installed. */
 			WARN_ON_ONCE(bpfilter_drop(sk, bn, pf) != new);
@@ -327,9 +424,6 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	/* ip_tables' table is empty: at worst, it stays at its hooks. */
 	if (!new->initial)
 		bpfilter_iptables_hooks(bn, family, false);
-	/* Kept to be replayed as a table of its own: no pointer, no check. */
-	repl->counters = NULL;
-	req->flags = 0;
 	return 0;
 }
 

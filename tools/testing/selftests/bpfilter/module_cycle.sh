@@ -6,15 +6,16 @@
 # chains, a policy other than ACCEPT), and go once those tables are back to
 # the initial state or their namespace is gone. Tables ip_tables owns (the
 # nat table, a filter table with a limit match) live through every load and unload
-# unchanged. Runs only where bpfilter is a module (the test guest), and
-# leaves it loaded or not, as it found it.
+# unchanged. A forced unload leaves the namespaces' tables to ip_tables.
+# Runs only where bpfilter is a module (the test guest), and leaves it
+# loaded or not, as it found it.
 
 source ../net/lib.sh
 source ./iptables_lib.sh
 
 need_tools modinfo modprobe rmmod iptables-legacy ip6tables-legacy \
 	iptables-legacy-restore ip6tables-legacy-restore \
-	iptables-legacy-save ip6tables-legacy-save ip
+	iptables-legacy-save ip6tables-legacy-save ip ping
 
 CYCLES=${MODULE_CYCLES:-20}
 
@@ -232,5 +233,62 @@ cleanup_ns "$gone"
 check "rmmod once that namespace is deleted" slowwait 30 rmmod_quiet
 check "ip_tables' tables unchanged at the end" \
 	same_text "$(keep_tables)" "$keep_before"
+
+no_counters()
+{
+	sed 's/ \[[0-9]*:[0-9]*\]$//'
+}
+
+# refused NS PING-ARGS: a ping that OUTPUT's policy DROP refuses.
+refused()
+{
+	local ns=$1
+	shift
+
+	! ip netns exec "$ns" ping -q -c 1 -W 1 "$@" >/dev/null 2>&1
+}
+
+# A forced unload (rmmod -f) while a namespace's tables have rules: the
+# module gives them to ip_tables before its programs go, so the namespace
+# keeps its filter (here OUTPUT's policy DROP), at ip_tables' hooks.
+force_unload()
+{
+	local before out
+
+	modprobe bpfilter
+	in_work iptables-legacy-restore "$tmp/rules"
+	in_work ip6tables-legacy-restore "$tmp/rules"
+	in_work iptables-legacy -P OUTPUT DROP
+	in_work ip6tables-legacy -P OUTPUT DROP
+	check "forced unload: ipv4 table owned" owned "$work" ipv4 $ENTRIES
+	check "forced unload: ipv6 table owned" owned "$work" ipv6 $ENTRIES
+	check "forced unload: OUTPUT's DROP refuses a ping (ipv4)" \
+		refused "$work" 127.0.0.1
+	check "forced unload: OUTPUT's DROP refuses a ping (ipv6)" \
+		refused "$work" ::1
+	before=$(work_table iptables-legacy-save; work_table ip6tables-legacy-save)
+	if ! out=$(rmmod -f bpfilter 2>&1); then
+		# Without CONFIG_MODULE_FORCE_UNLOAD, -f changes nothing.
+		skip "rmmod -f: $out"
+		return
+	fi
+	check "forced unload: the module is gone" eval '! loaded'
+	check "forced unload: ip_tables has the ipv4 table" \
+		same_text "$(work_table iptables-legacy-save | no_counters)" \
+		"$(sed -n '1,/^COMMIT/p' <<<"$before" | no_counters)"
+	check "forced unload: ip_tables has the ipv6 table" \
+		same_text "$(work_table ip6tables-legacy-save | no_counters)" \
+		"$(sed '1,/^COMMIT/d' <<<"$before" | no_counters)"
+	check "forced unload: OUTPUT's DROP still refuses a ping (ipv4)" \
+		refused "$work" 127.0.0.1
+	check "forced unload: OUTPUT's DROP still refuses a ping (ipv6)" \
+		refused "$work" ::1
+	check_hooked "after a forced unload" "$work" ipv4 yes
+	check_hooked "after a forced unload" "$work" ipv6 yes
+	in_work iptables-legacy-restore <<<"$EMPTY"
+	in_work ip6tables-legacy-restore <<<"$EMPTY"
+}
+
+force_unload
 
 exit $ret
