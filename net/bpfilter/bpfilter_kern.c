@@ -14,6 +14,7 @@
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -331,8 +332,6 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 		if (!READ_ONCE(bpfilter.unloading))
 			bpfilter_call(BPFILTER_MSG_NET_EXIT, &req, sizeof(req),
 				      &reply, sizeof(reply), &gen);
-		else
-			bpfilter_unload_net(bn);
 		for (i = 0; i < BPFILTER_NFAMILIES; i++)
 			bpfilter_release_table(bn, i,
 					       bpfilter_set_table(bn, i, NULL,
@@ -394,11 +393,54 @@ err_destroy:
 	return err;
 }
 
+/*
+ * A forced unload: each live namespace whose table is not the initial one
+ * gives it to ip_tables. From a worker, so that ip_tables sees the kernel's
+ * credentials and no compat caller, and before the pernet operations go,
+ * so that a module ip_tables loads meanwhile can register its own.
+ */
+static void bpfilter_unload_work(struct work_struct *work)
+{
+	struct bpfilter_net *bn;
+	struct net **nets;
+	unsigned int n = 0, i;
+
+	mutex_lock(&bpfilter.lock);
+	list_for_each_entry(bn, &bpfilter.nets, list)
+		n++;
+	nets = kcalloc(n, sizeof(*nets), GFP_KERNEL);
+	if (!nets)
+		pr_crit("no memory to give the tables to ip_tables on unload\n");
+	n = 0;
+	list_for_each_entry(bn, &bpfilter.nets, list) {
+		/* A namespace going away takes its tables with it. */
+		if (nets && maybe_get_net(bn->net))
+			nets[n++] = bn->net;
+	}
+	mutex_unlock(&bpfilter.lock);
+
+	for (i = 0; i < n; i++) {
+		bn = bpfilter_net(nets[i]);
+		mutex_lock(&bn->lock);
+		bpfilter_unload_net(bn);
+		mutex_unlock(&bn->lock);
+		put_net(nets[i]);
+	}
+	kfree(nets);
+}
+
 static void __exit bpfilter_exit(void)
 {
+	struct work_struct work;
+
 	/* The helper goes with the module; it need not forget anything. */
 	WRITE_ONCE(bpfilter.unloading, true);
 	bpfilter_unregister(&bpfilter_sockopt_ops);
+	/* Only a forced unload finds tables other than the initial ones. */
+	INIT_WORK_ONSTACK(&work, bpfilter_unload_work);
+	schedule_work(&work);
+	flush_work(&work);
+	destroy_work_on_stack(&work);
 	unregister_pernet_subsys(&bpfilter_net_ops);
 	umd_destroy(&bpfilter.umd);
 }

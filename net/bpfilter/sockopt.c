@@ -290,14 +290,16 @@ static int bpfilter_iptables_drop_all(struct sock *sk, u8 pf,
  * and says so). If ip_tables refuses the table, the namespace gets
  * ip_tables' initial table with every policy DROP: it fails closed.
  *
- * Context: Process context, the module unloading, @bn->lock held.
+ * Context: A worker (the kernel's credentials, no compat caller), the
+ * module unloading and its socket options gone, @bn->lock held, a
+ * reference on the namespace.
  */
 void bpfilter_unload_net(struct bpfilter_net *bn)
 {
 	struct bpfilter_table *t;
 	struct ipt_replace *repl;
 	struct socket *sock;
-	int family, number, err;
+	int family, number, err, try;
 	u8 pf;
 
 	lockdep_assert_held(&bn->lock);
@@ -310,16 +312,21 @@ void bpfilter_unload_net(struct bpfilter_net *bn)
 				       PF_INET, SOCK_DGRAM, IPPROTO_UDP, &sock);
 		if (err)
 			goto fail;
-		number = bpfilter_iptables_number(sock->sk, pf);
-		err = number < 0 ? number :
-		      bpfilter_iptables_hooks(bn, family, true);
-		if (!err) {
-			repl = (void *)((struct bpfilter_req *)t->req + 1);
+		repl = (void *)((struct bpfilter_req *)t->req + 1);
+		/* A replace that raced with us changes the number: again. */
+		for (try = 0; try < 2; try++) {
+			number = bpfilter_iptables_number(sock->sk, pf);
+			err = number < 0 ? number :
+			      bpfilter_iptables_hooks(bn, family, true);
+			if (err)
+				break;
 			repl->num_counters = number;
 			err = bpfilter_iptables_replace(sock->sk, pf, repl);
 			if (err)
 				err = bpfilter_iptables_drop_all(sock->sk, pf,
 								 number);
+			if (err != -EAGAIN)
+				break;
 		}
 		sock_release(sock);
 		if (!err)
