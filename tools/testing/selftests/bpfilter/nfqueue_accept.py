@@ -4,8 +4,10 @@
 
 Usage: nfqueue_accept.py QUEUE SECONDS. Prints "ready" once bound, then,
 after SECONDS without a packet, the number of packets it accepted. It
-shows that a table queued a packet to that queue, and that the packet
-went on after the verdict.
+waits a minute for the first packet: in an emulated guest under load,
+the sender may take longer than SECONDS to start. It shows that a table
+queued a packet to that queue, and that the packet went on after the
+verdict.
 """
 import socket
 import struct
@@ -67,13 +69,14 @@ def main():
         print(f'bind to queue {queue}: {err}', file=sys.stderr)
         return 1
     print('ready', flush=True)
-    s.settimeout(seconds)
+    s.settimeout(max(seconds, 60))
     accepted = 0
     while True:
         try:
             data = s.recv(65536)
         except socket.timeout:
             break
+        s.settimeout(seconds)
         while len(data) >= 16:
             size, kind = struct.unpack_from('=IH', data)
             if size < 16:

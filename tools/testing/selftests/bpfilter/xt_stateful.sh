@@ -261,7 +261,7 @@ for fam in ${XT_STATEFUL_FAMILIES:-ipv4 ipv6}; do
 	fi
 	u="-p udp --dport $PORT"
 	t="-p tcp --dport $PORT"
-	upto="-m hashlimit --hashlimit-upto 1/hour --hashlimit-burst 3"
+	under="-m hashlimit --hashlimit-upto 1/hour --hashlimit-burst 3"
 	above="-m hashlimit --hashlimit-above 1/hour --hashlimit-burst 2"
 
 	STATE=""
@@ -278,7 +278,7 @@ for fam in ${XT_STATEFUL_FAMILIES:-ipv4 ipv6}; do
 	# A bucket of three for each source port.
 	stateful "hashlimit --hashlimit-upto, per source port" 9 udp \
 		udp:5:7001 udp:5:7002 udp:5:7003 -- \
-		"$u $upto --hashlimit-mode srcport --hashlimit-name h1 -j ACCEPT" \
+		"$u $under --hashlimit-mode srcport --hashlimit-name h1 -j ACCEPT" \
 		"$u -j DROP"
 	STATE=/proc/net/$hl/h2
 	stateful "hashlimit --hashlimit-above, per source address" 2 udp udp:7 -- \
@@ -312,7 +312,7 @@ for fam in ${XT_STATEFUL_FAMILIES:-ipv4 ipv6}; do
 		"$u -m recent --name r4 --set -j ACCEPT"
 	STATE=/proc/net/$hl/h3
 	stateful "hashlimit's hash outlives a replace" 3 udp udp:2:7005 reload udp:3:7005 -- \
-		"$u $upto --hashlimit-mode srcport --hashlimit-name h3 -j ACCEPT" \
+		"$u $under --hashlimit-mode srcport --hashlimit-name h3 -j ACCEPT" \
 		"$u -j DROP"
 	STATE=""
 	stateful "limit's bucket is new after a replace" 5 udp udp:2 reload udp:3 -- \
