@@ -103,11 +103,11 @@ run_kselftests() {
 		twice=$9
 		# --long: a test may run past the timeout of its settings.
 		over=${3:+-o $3}
-		# One test at a time, to say how long each took.
 		# CI runs a third of the ip_tables pass, another third each
 		# day (--long runs it all): there the tests are checked
 		# against ip_tables itself.
 		day=$(( $(date +%j | sed "s/^0*//") % 3 ))
+		# One test at a time, to say how long each took.
 		each() {
 			n=0
 			for t in $("$1/run_kselftest.sh" -l); do
