@@ -99,13 +99,16 @@ run_kselftests() {
 		export SOCKOPT_CYCLES=${10}
 		# The suites that compare with ip_tables side by side (their
 		# namespace r is served by ip_tables) run in the ip_tables pass
-		# only under --long: there they compare ip_tables with itself.
+		# only when asked (SIDE_BY_SIDE_TWICE): they compare ip_tables
+		# with itself.
 		twice=$9
 		# --long: a test may run past the timeout of its settings.
 		over=${3:+-o $3}
 		# CI runs a third of the ip_tables pass, another third each
-		# day (--long runs it all): there the tests are checked
-		# against ip_tables itself.
+		# day; --long runs it all, at CI sizes (${11}): there the tests
+		# are checked against ip_tables itself, and more rounds of
+		# ip_tables say nothing of bpfilter.
+		long=${11}
 		day=$(( $(date +%j | sed "s/^0*//") % 3 ))
 		# One test at a time, to say how long each took.
 		each() {
@@ -114,10 +117,10 @@ run_kselftests() {
 				n=$((n + 1))
 				case $BPFILTER_MODE,$twice,$t in
 				ip_tables,,*iptables_extensions.sh|ip_tables,,*xt_stateful.sh)
-					echo "# not run: $t in the ip_tables pass of CI (compared with ip_tables in the bpfilter pass; --long runs it)"
+					echo "# not run: $t in the ip_tables pass (compared with ip_tables in the bpfilter pass; SIDE_BY_SIDE_TWICE=1 runs it)"
 					continue ;;
-				ip_tables,,*)
-					if [ $((n % 3)) != $day ]; then
+				ip_tables,*)
+					if [ -z "$long" ] && [ $((n % 3)) != $day ]; then
 						echo "# not run: $t in the ip_tables pass of CI today (a third a day; --long runs it)"
 						continue
 					fi ;;
@@ -134,6 +137,7 @@ run_kselftests() {
 		[ -d /sys/module/bpfilter ] || echo "not ok 0 the tests did not load bpfilter"
 		echo "bpfilter-mode: ip_tables"
 		export BPFILTER_MODE=ip_tables
+		[ -z "$long" ] || export $long
 		# Namespaces the tests deleted release the module in the
 		# background (cleanup_net): give them 60 s.
 		i=0
@@ -146,7 +150,7 @@ run_kselftests() {
 		"$TRANSLATE_DIFF_TABLES" "${KSFT_TEST_TIMEOUT:-}" \
 		"$XT_LIFETIME_REPLACES" "$IPT_EXT_SHARE" "$NETNS_CYCLES" \
 		"$MODULE_CYCLES" "$XT_STATEFUL_FAMILIES" "$SIDE_BY_SIDE_TWICE" \
-		"$SOCKOPT_CYCLES" \
+		"$SOCKOPT_CYCLES" "${IPT_PASS_SIZES:-}" \
 		>"$log" 2>"$log.err"
 	rc=$?
 	parse_tap "$log"
@@ -210,13 +214,16 @@ run_kunit() {
 test_sizes() {
 	if [ "${1:-}" = --long ]; then
 		: "${VALIDATE_BLOBS:=100000}" "${TRANSLATE_TABLES:=2000}" "${FUZZ_SECONDS:=600}"
-		: "${TRANSLATE_DIFF_TABLES:=200}" "${XT_LIFETIME_REPLACES:=1000}"
+		: "${TRANSLATE_DIFF_TABLES:=100}" "${XT_LIFETIME_REPLACES:=1000}"
 		: "${IPT_EXT_SHARE:=1}" "${NETNS_CYCLES:=200}" "${MODULE_CYCLES:=20}"
 		: "${SOCKOPT_CYCLES:=500}"
-		: "${XT_STATEFUL_FAMILIES:=ipv4 ipv6}" "${SIDE_BY_SIDE_TWICE:=1}"
-		# translate_diff.py then runs for about 30 min, past the
-		# 900 s of the tests' settings, and the guest an hour more.
-		: "${KSFT_TEST_TIMEOUT:=3600}" "${KSFT_TIMEOUT:=8400}"
+		: "${XT_STATEFUL_FAMILIES:=ipv4 ipv6}" "${SIDE_BY_SIDE_TWICE:=}"
+		# The whole ip_tables pass, at CI's sizes.
+		: "${IPT_PASS_SIZES:=TRANSLATE_DIFF_TABLES=12 XT_LIFETIME_REPLACES=100 NETNS_CYCLES=50 MODULE_CYCLES=5 SOCKOPT_CYCLES=100}"
+		# translate_diff.py then runs for about 20 min, past the
+		# 900 s of the tests' settings; the bpfilter pass takes about
+		# 80 min, the ip_tables pass 15.
+		: "${KSFT_TEST_TIMEOUT:=3600}" "${KSFT_TIMEOUT:=9000}"
 	else
 		: "${VALIDATE_BLOBS:=20000}" "${TRANSLATE_TABLES:=500}" "${FUZZ_SECONDS:=30}"
 		: "${TRANSLATE_DIFF_TABLES:=12}" "${XT_LIFETIME_REPLACES:=100}"
@@ -225,12 +232,12 @@ test_sizes() {
 		# One family a day; the other the next.
 		[ -n "${XT_STATEFUL_FAMILIES:-}" ] ||
 			XT_STATEFUL_FAMILIES=ipv$(( $(date +%j | sed 's/^0*//') % 2 ? 4 : 6 ))
-		: "${SIDE_BY_SIDE_TWICE:=}"
+		: "${SIDE_BY_SIDE_TWICE:=}" "${IPT_PASS_SIZES:=}"
 	fi
 	export VALIDATE_BLOBS TRANSLATE_TABLES FUZZ_SECONDS TRANSLATE_DIFF_TABLES
 	export XT_LIFETIME_REPLACES IPT_EXT_SHARE NETNS_CYCLES MODULE_CYCLES
 	export SOCKOPT_CYCLES
-	export XT_STATEFUL_FAMILIES SIDE_BY_SIDE_TWICE
+	export XT_STATEFUL_FAMILIES SIDE_BY_SIDE_TWICE IPT_PASS_SIZES
 	export KSFT_TEST_TIMEOUT KSFT_TIMEOUT
 }
 
