@@ -115,22 +115,34 @@ struct bpfilter_net {
 /**
  * struct bpfilter - the module's state
  * @umd: the helper
- * @lock: serializes requests to the helper (and replays), and changes of
- *	@nets, @pinned and the tables; never held across ip_tables calls
+ * @call_lock: one request to the helper at a time; taken killably, before
+ *	@lock, and never by a namespace's exit
+ * @lock: @nets, @pinned, @gen, @changes, @resync, @exited and the
+ *	tables; never held across a request to the helper nor across
+ *	ip_tables calls
  * @nets: the namespaces that have a table, for a restarted helper
+ * @exited: cookies of namespaces gone, which a worker tells the helper to
+ *	forget when it is free
  * @pinned: tables not in their initial state; while there is one, the
  *	module holds a reference on itself so that rmmod cannot drop rules
- * @gen: the number of times a helper was given the kernel's tables
+ * @gen: the number of times a helper was given the kernel's tables;
+ *	changed under both locks
+ * @changes: the number of tables installed or removed, so that a replay
+ *	finds out whether the tables it sent are still the kernel's
  * @resync: the helper may not hold the kernel's tables: give them again
  *	before the next request
- * @unloading: the module is going away; namespaces skip the helper
+ * @unloading: the module is going away; namespaces that go away are not
+ *	queued for the helper, which goes too
  */
 struct bpfilter {
 	struct umd_info umd;
-	struct mutex lock;	/* the helper, @nets, @pinned, @gen */
+	struct mutex call_lock;	/* the helper's one request */
+	struct mutex lock;	/* the rest, never across the helper */
 	struct list_head nets;
+	struct list_head exited;
 	unsigned int pinned;
 	u64 gen;
+	u64 changes;
 	bool resync;
 	bool unloading;
 };
@@ -141,6 +153,9 @@ extern char bpfilter_umh_start[], bpfilter_umh_end[];
 struct bpfilter_net *bpfilter_net(const struct net *net);
 int bpfilter_call(u32 type, const void *req, size_t len,
 		  struct bpfilter_reply *reply, size_t size, u64 *gen);
+void *bpfilter_copy_alloc(size_t len);
+/* bpfilter_set_table() of a change the helper is told of otherwise */
+#define BPFILTER_GEN_ANY	U64_MAX
 struct bpfilter_table *bpfilter_set_table(struct bpfilter_net *bn, int family,
 					  struct bpfilter_table *t, u64 gen);
 void bpfilter_free_table(struct bpfilter_table *t);

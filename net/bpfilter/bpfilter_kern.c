@@ -26,8 +26,16 @@
 #define BPFILTER_REPLAYS	3
 
 struct bpfilter bpfilter = {
+	.call_lock = __MUTEX_INITIALIZER(bpfilter.call_lock),
 	.lock = __MUTEX_INITIALIZER(bpfilter.lock),
 	.nets = LIST_HEAD_INIT(bpfilter.nets),
+	.exited = LIST_HEAD_INIT(bpfilter.exited),
+};
+
+/* A namespace gone, whose tables the helper is yet to forget */
+struct bpfilter_exited {
+	struct list_head list;
+	u64 cookie;
 };
 
 static unsigned int bpfilter_net_id __read_mostly;
@@ -35,6 +43,47 @@ static unsigned int bpfilter_net_id __read_mostly;
 struct bpfilter_net *bpfilter_net(const struct net *net)
 {
 	return net_generic(net, bpfilter_net_id);
+}
+
+/* A table's copy, which a replay may still be sending when it goes */
+struct bpfilter_copy {
+	refcount_t ref;
+	u64 bytes[];
+};
+
+/**
+ * bpfilter_copy_alloc - memory for the kernel's copy of a table
+ * @len: its length
+ *
+ * Charged to the caller's memory cgroup. Freed by bpfilter_copy_put().
+ *
+ * Return: the memory, or NULL.
+ */
+void *bpfilter_copy_alloc(size_t len)
+{
+	struct bpfilter_copy *c;
+
+	c = kvmalloc(size_add(sizeof(*c), len), GFP_KERNEL_ACCOUNT);
+	if (!c)
+		return NULL;
+	refcount_set(&c->ref, 1);
+	return c->bytes;
+}
+
+static void bpfilter_copy_get(void *copy)
+{
+	refcount_inc(&container_of(copy, struct bpfilter_copy, bytes)->ref);
+}
+
+static void bpfilter_copy_put(void *copy)
+{
+	struct bpfilter_copy *c;
+
+	if (!copy)
+		return;
+	c = container_of(copy, struct bpfilter_copy, bytes);
+	if (refcount_dec_and_test(&c->ref))
+		kvfree(c);
 }
 
 void bpfilter_free_table(struct bpfilter_table *t)
@@ -52,7 +101,7 @@ void bpfilter_free_table(struct bpfilter_table *t)
 	bpfilter_xt_destroy(t->xt);
 	kvfree(t->slot);
 	kvfree(t->base);
-	kvfree(t->req);
+	bpfilter_copy_put(t->req);
 	kfree(t);
 }
 
@@ -127,8 +176,11 @@ struct bpfilter_table *bpfilter_set_table(struct bpfilter_net *bn, int family,
 		list_add(&bn->list, &bpfilter.nets);
 	else if (had && !has)
 		list_del(&bn->list);
-	if (gen != bpfilter.gen)
-		bpfilter.resync = true;
+	if (gen != BPFILTER_GEN_ANY) {
+		bpfilter.changes++;
+		if (gen != bpfilter.gen)
+			bpfilter.resync = true;
+	}
 	mutex_unlock(&bpfilter.lock);
 	if (!t)
 		bpfilter_unhook(bn, family);
@@ -146,16 +198,25 @@ static int bpfilter_check_reply(const struct bpfilter_reply *reply, int len)
 
 /*
  * Brings the helper to the kernel's state: HELLO (which makes it forget
- * everything), then every table. A replay that fails leaves @resync set:
- * the helper serves nothing until one succeeds.
+ * everything), then every table. The tables are taken under bpfilter.lock
+ * and sent without it, so that nothing waits for a replay but requests;
+ * a table changed meanwhile leaves @resync set, for another replay. A
+ * replay that fails leaves @resync set: the helper serves nothing until
+ * one succeeds.
  */
 static int bpfilter_replay(void)
 {
 	struct bpfilter_reply reply;
 	struct bpfilter_net *bn;
-	int err, i;
+	struct {
+		void *req;
+		size_t len;
+	} *copies;
+	unsigned int n = 0, i;
+	u64 changes;
+	int err, f;
 
-	lockdep_assert_held(&bpfilter.lock);
+	lockdep_assert_held(&bpfilter.call_lock);
 
 	err = umd_call(&bpfilter.umd, BPFILTER_MSG_HELLO, NULL, 0, &reply,
 		       sizeof(reply), BPFILTER_TIMEOUT);
@@ -166,27 +227,104 @@ static int bpfilter_replay(void)
 		return -EPROTO;
 	}
 
+	err = 0;
+	mutex_lock(&bpfilter.lock);
+	list_for_each_entry(bn, &bpfilter.nets, list)
+		n += BPFILTER_NFAMILIES;
+	copies = kvmalloc_array(n, sizeof(*copies), GFP_KERNEL);
+	if (!copies) {
+		mutex_unlock(&bpfilter.lock);
+		return -ENOMEM;
+	}
+	n = 0;
 	list_for_each_entry(bn, &bpfilter.nets, list) {
-		for (i = 0; i < BPFILTER_NFAMILIES; i++) {
-			struct bpfilter_table *t = bn->filter[i];
+		for (f = 0; f < BPFILTER_NFAMILIES; f++) {
+			struct bpfilter_table *t = bn->filter[f];
 
 			if (!t)
 				continue;
+			bpfilter_copy_get(t->req);
+			copies[n].req = t->req;
+			copies[n++].len = t->len;
+		}
+	}
+	changes = bpfilter.changes;
+	mutex_unlock(&bpfilter.lock);
+
+	for (i = 0; i < n; i++) {
+		if (!err) {
 			err = umd_call(&bpfilter.umd, BPFILTER_MSG_LOAD,
-				       t->req, t->len, &reply, sizeof(reply),
-				       BPFILTER_TIMEOUT);
+				       copies[i].req, copies[i].len, &reply,
+				       sizeof(reply), BPFILTER_TIMEOUT);
 			if (err >= 0)
 				err = bpfilter_check_reply(&reply, err);
 			if (err >= 0)
 				err = min(reply.ret, 0);
-			if (err < 0)
-				return err;
 		}
+		bpfilter_copy_put(copies[i].req);
 	}
+	kvfree(copies);
+	if (err < 0)
+		return err;
+
+	mutex_lock(&bpfilter.lock);
 	bpfilter.gen++;
-	bpfilter.resync = false;
+	bpfilter.resync = bpfilter.changes != changes;
+	mutex_unlock(&bpfilter.lock);
 	return 0;
 }
+
+/*
+ * Tells the helper to forget the namespaces gone since the last request.
+ * What it may not have been told stays queued; a helper that broke the
+ * protocol is stopped, and the next one starts from the kernel's tables.
+ */
+static void bpfilter_forget_exited(void)
+{
+	struct bpfilter_exited *x, *tmp;
+	struct bpfilter_reply reply;
+	struct bpfilter_req req;
+	LIST_HEAD(exited);
+	int err;
+
+	lockdep_assert_held(&bpfilter.call_lock);
+
+	mutex_lock(&bpfilter.lock);
+	list_splice_init(&bpfilter.exited, &exited);
+	mutex_unlock(&bpfilter.lock);
+	list_for_each_entry_safe(x, tmp, &exited, list) {
+		memset(&req, 0, sizeof(req));
+		req.net_cookie = x->cookie;
+		err = umd_call(&bpfilter.umd, BPFILTER_MSG_NET_EXIT, &req,
+			       sizeof(req), &reply, sizeof(reply),
+			       BPFILTER_TIMEOUT);
+		if (err >= 0)
+			err = bpfilter_check_reply(&reply, err);
+		if (err == -EPROTO)
+			umd_stop(&bpfilter.umd);
+		if (err < 0)
+			break;
+		list_del(&x->list);
+		kfree(x);
+	}
+	mutex_lock(&bpfilter.lock);
+	list_splice(&exited, &bpfilter.exited);
+	mutex_unlock(&bpfilter.lock);
+}
+
+/*
+ * The helper is told of the namespaces gone as soon as it is free, so that
+ * it does not keep their tables until the next request, nor make that
+ * request wait for them.
+ */
+static void bpfilter_exited_work(struct work_struct *work)
+{
+	mutex_lock(&bpfilter.call_lock);
+	bpfilter_forget_exited();
+	mutex_unlock(&bpfilter.call_lock);
+}
+
+static DECLARE_WORK(bpfilter_exited_worker, bpfilter_exited_work);
 
 /* Types that change the helper's state: of unknown outcome, resync. */
 static bool bpfilter_changes(u32 type)
@@ -198,6 +336,8 @@ static bool bpfilter_changes(u32 type)
  * bpfilter_broken - the helper broke the protocol: stop it
  *
  * The next request starts a new helper and gives it the kernel's tables.
+ * A request of another namespace in flight fails (-EPIPE) and marks the
+ * helper for the same replay.
  *
  * Context: Process context. Takes bpfilter.lock.
  */
@@ -238,19 +378,29 @@ void bpfilter_resync(void)
  * or timed out), the helper is given the tables again before the next
  * request; one that broke the protocol is stopped first. Nothing here
  * restarts a healthy helper, so a caller that kills its own requests does
- * not use up the restarts other callers need.
+ * not use up the restarts other callers need. Namespaces that went away
+ * are forgotten first: their exit does not wait for the helper.
  *
- * Context: Process context. Takes bpfilter.lock.
- * Return: the length of the reply, or a negative errno of the transport;
- * the helper's answer is in @reply->ret.
+ * Context: Process context. Takes bpfilter.call_lock, killably, and
+ * bpfilter.lock.
+ * Return: the length of the reply, or a negative errno of the transport
+ * (-EINTR: killed, before the request was sent or while waiting for its
+ * reply); the helper's answer is in @reply->ret.
  */
 int bpfilter_call(u32 type, const void *req, size_t len,
 		  struct bpfilter_reply *reply, size_t size, u64 *gen)
 {
 	int err, tries;
+	bool resync;
 
+	err = mutex_lock_killable(&bpfilter.call_lock);
+	if (err)
+		return err;
+	bpfilter_forget_exited();
 	mutex_lock(&bpfilter.lock);
-	err = bpfilter.resync ? bpfilter_replay() : 0;
+	resync = bpfilter.resync;
+	mutex_unlock(&bpfilter.lock);
+	err = resync ? bpfilter_replay() : 0;
 	for (tries = 0; !err; tries++) {
 		err = umd_call(&bpfilter.umd, type, req, len, reply, size,
 			       BPFILTER_TIMEOUT);
@@ -263,11 +413,13 @@ int bpfilter_call(u32 type, const void *req, size_t len,
 		if (err < 0)
 			umd_stop(&bpfilter.umd);
 	}
+	mutex_lock(&bpfilter.lock);
 	if (err < 0 && bpfilter_changes(type))
 		bpfilter.resync = true;
-	else if (err >= 0 && gen)
-		*gen = bpfilter.gen;
 	mutex_unlock(&bpfilter.lock);
+	if (err >= 0 && gen)
+		*gen = bpfilter.gen;
+	mutex_unlock(&bpfilter.call_lock);
 	return err;
 }
 
@@ -309,14 +461,34 @@ static int __net_init bpfilter_net_init(struct net *net)
 	return 0;
 }
 
+/*
+ * The helper forgets @bn's tables when it is free, told by a worker: the
+ * exit runs under pernet_ops_rwsem, which must not wait for the helper
+ * (another namespace's table may be compiling). Without the memory to
+ * say so, the helper gets the kernel's tables again, which forgets them.
+ */
+static void bpfilter_exit_later(struct bpfilter_net *bn)
+{
+	struct bpfilter_exited *x;
+
+	if (READ_ONCE(bpfilter.unloading))
+		return;
+	x = kmalloc_obj(*x, GFP_KERNEL);
+	mutex_lock(&bpfilter.lock);
+	if (x) {
+		x->cookie = bn->cookie;
+		list_add_tail(&x->list, &bpfilter.exited);
+	} else {
+		bpfilter.resync = true;
+	}
+	mutex_unlock(&bpfilter.lock);
+	if (x)
+		queue_work(system_long_wq, &bpfilter_exited_worker);
+}
+
 static void __net_exit bpfilter_net_exit(struct net *net)
 {
 	struct bpfilter_net *bn = bpfilter_net(net);
-	struct bpfilter_req req = {
-		.net_cookie = bn->cookie,
-	};
-	struct bpfilter_reply reply;
-	u64 gen = 0;
 	int i;
 
 	remove_proc_entry("bpfilter", net->proc_net);
@@ -328,14 +500,11 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 	 */
 	mutex_lock(&bn->lock);
 	if (bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6]) {
-		/* A helper that misses this gets the tables again. */
-		if (!READ_ONCE(bpfilter.unloading))
-			bpfilter_call(BPFILTER_MSG_NET_EXIT, &req, sizeof(req),
-				      &reply, sizeof(reply), &gen);
 		for (i = 0; i < BPFILTER_NFAMILIES; i++)
 			bpfilter_release_table(bn, i,
 					       bpfilter_set_table(bn, i, NULL,
-								  gen));
+								  BPFILTER_GEN_ANY));
+		bpfilter_exit_later(bn);
 	}
 	for (i = 0; i < BPFILTER_NFAMILIES; i++)
 		bpfilter_unhook(bn, i);
@@ -367,9 +536,9 @@ static int __init bpfilter_init(void)
 		return err;
 
 	/* Start the helper and check that it answers. */
-	mutex_lock(&bpfilter.lock);
+	mutex_lock(&bpfilter.call_lock);
 	err = bpfilter_replay();
-	mutex_unlock(&bpfilter.lock);
+	mutex_unlock(&bpfilter.call_lock);
 	if (err) {
 		pr_err("helper does not answer: %d\n", err);
 		goto err_destroy;
@@ -431,6 +600,7 @@ static void bpfilter_unload_work(struct work_struct *work)
 
 static void __exit bpfilter_exit(void)
 {
+	struct bpfilter_exited *x, *tmp;
 	struct work_struct work;
 
 	/* The helper goes with the module; it need not forget anything. */
@@ -442,7 +612,11 @@ static void __exit bpfilter_exit(void)
 	flush_work(&work);
 	destroy_work_on_stack(&work);
 	unregister_pernet_subsys(&bpfilter_net_ops);
+	cancel_work_sync(&bpfilter_exited_worker);
 	umd_destroy(&bpfilter.umd);
+	/* Namespaces gone before the unload, which the helper took along. */
+	list_for_each_entry_safe(x, tmp, &bpfilter.exited, list)
+		kfree(x);
 }
 
 module_init(bpfilter_init);

@@ -579,7 +579,7 @@ static int bpfilter_replace(struct sock *sk, u8 pf, sockptr_t optval,
 	if (!new)
 		return -ENOMEM;
 	new->len = sizeof(struct bpfilter_req) + sizeof(tmp) + tmp.size;
-	new->req = kvmalloc(new->len, GFP_KERNEL_ACCOUNT);
+	new->req = bpfilter_copy_alloc(new->len);
 	if (!new->req) {
 		err = -ENOMEM;
 		goto out_free;
@@ -761,7 +761,7 @@ static int bpfilter_get_table(struct sock *sk, u8 pf, int optname,
 	}
 
 	err = -ENOMEM;
-	req = kmalloc(sizeof(*req) + hdr_len, GFP_KERNEL);
+	req = kmalloc(sizeof(*req) + hdr_len, GFP_KERNEL_ACCOUNT);
 	reply = kvmalloc(sizeof(*reply) + size, GFP_KERNEL_ACCOUNT);
 	if (!req || !reply)
 		goto out_unlock;

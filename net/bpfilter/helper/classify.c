@@ -355,6 +355,13 @@ static int add_rule(struct bf_cls *cls, struct plan *p, unsigned int index,
 			fresh += j == i;
 		}
 	}
+	/*
+	 * The map is the kernel's memory, allocated in full: a rule of many
+	 * keys is code instead, and the table's keys have a budget.
+	 */
+	if (nkeys > BF_CLS_MAX_RULE_KEYS ||
+	    cls->nentries + nkeys > BF_CLS_MAX_KEYS)
+		return 1;
 	if (cls->nshapes - first + fresh > BF_CLS_MAX_SHAPES)
 		return 1;
 	if (!bf_grow(&err, (void **)&cls->shapes, &cls->caps[1],
@@ -438,23 +445,30 @@ static bool always(const struct bf_ir *ir, const struct bf_rule *r)
  * Whether the chain from @entry on never returns: a verdict for every
  * packet before any RETURN (a user chain ends with one), gotos only to
  * such chains. Jumps come back to it. @final and @known hold what is
- * found; "may return" is the answer while a chain is walked, as no hook
- * may reach a loop of gotos that the validator let pass.
+ * found for every entry walked, so that no entry is walked twice: the
+ * answer is the same from each entry up to where the walk stopped. "May
+ * return" is the answer while a chain is walked, as no hook may reach a
+ * loop of gotos that the validator let pass, and for the entries of a
+ * walk cut short after FINAL_DEPTH gotos: safe, if not always the best.
  */
 static bool never_returns(const struct bf_ir *ir, unsigned int entry,
 			  unsigned int depth, bool *final, bool *known)
 {
-	unsigned int i;
+	unsigned int i, j;
 	bool ret = false;
 
 	if (known[entry])
 		return final[entry];
 	if (depth > FINAL_DEPTH)
 		return false;
-	known[entry] = true;
 	for (i = entry; i < ir->nrules; i++) {
 		const struct bf_rule *r = &ir->rules[i];
 
+		if (known[i]) {
+			ret = final[i];
+			break;
+		}
+		known[i] = true;
 		if (r->action == BF_RETURN)
 			break;
 		if (r->action == BF_GOTO &&
@@ -466,7 +480,8 @@ static bool never_returns(const struct bf_ir *ir, unsigned int entry,
 			break;
 		}
 	}
-	final[entry] = ret;
+	for (j = entry; j <= i && j < ir->nrules; j++)
+		final[j] = ret;
 	return ret;
 }
 

@@ -13,6 +13,10 @@
 #define BF_CLS_MAX_SHAPES	32
 /* The most keys a rule's port ranges may expand to. */
 #define BF_CLS_MAX_BLOCKS	32
+/* The most keys of a rule: a rule of more is code, not a lookup. */
+#define BF_CLS_MAX_RULE_KEYS	32
+/* The most keys of a table: its map is allocated in full. */
+#define BF_CLS_MAX_KEYS		0x200000
 /* The most jumps and gotos in a run: the code picks among them. */
 #define BF_CLS_MAX_JUMPS	64
 /* struct bf_cls_value.verdict of a run's first jump or goto; + 1: next */

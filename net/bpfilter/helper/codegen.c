@@ -25,10 +25,22 @@
 /* A cap on the blocks, far above what BF_MAX_INSNS allows anyway. */
 #define BF_MAX_STATES	0x200000
 
-/* A state of ipt_do_table(): entry, hook, and the jump stack. */
+/*
+ * Keys of three words, each kept once: a jump stack is a node (the stack
+ * under its top, the entry its top returns to, its depth), and a state of
+ * ipt_do_table() is (entry, hook, stack node). A state costs the same
+ * whatever the depth of its stack, so the work is linear in the states
+ * (a stack copied into each state made a chain of n jumps cost n^2).
+ */
+struct keys {
+	unsigned int (*key)[3];
+	unsigned int n, cap;
+	unsigned int *hash;	/* index + 1, 0 empty */
+	unsigned int hash_size;
+};
+
+/* A state of ipt_do_table(), at the same index as its key. */
 struct state {
-	unsigned int *key;	/* entry, hook, depth, stack... */
-	unsigned int keylen;
 	int label;
 	bool emitted;
 };
@@ -42,125 +54,150 @@ struct gen {
 	struct bf_cls *cls;
 	int cls_fd;
 
+	struct keys stacks;	/* node 0: the empty stack */
+	struct keys skeys;
 	struct state *states;
-	unsigned int nstates, states_cap;
-	unsigned int *hash;	/* state index + 1, 0 empty */
-	unsigned int hash_size;
+	unsigned int states_cap;
 	unsigned int *work;	/* states to emit */
 	unsigned int nwork, work_cap;
 };
 
 #define KEY_ENTRY	0
 #define KEY_HOOK	1
-#define KEY_DEPTH	2
-#define KEY_STACK	3
+#define KEY_STACK	2
 
-static unsigned int key_hash(const unsigned int *key, unsigned int n)
+#define STACK_UNDER	0
+#define STACK_RET	1
+#define STACK_DEPTH	2
+
+static unsigned int key_hash(const unsigned int *key)
 {
 	unsigned long long h = 0xcbf29ce484222325ull;
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < 3; i++)
 		h = (h ^ key[i]) * 0x100000001b3ull;
 	return h ^ (h >> 32);
 }
 
-static bool rehash(struct gen *g)
+static bool rehash(struct keys *k, struct bf_emit *e)
 {
-	unsigned int size = g->hash_size ? g->hash_size * 2 : 1024;
+	unsigned int size = k->hash_size ? k->hash_size * 2 : 1024;
 	unsigned int *hash, i;
 
 	hash = calloc(size, sizeof(*hash));
 	if (!hash) {
-		g->e.err = g->e.err ?: -ENOMEM;
+		e->err = e->err ?: -ENOMEM;
 		return false;
 	}
-	for (i = 0; i < g->nstates; i++) {
-		const struct state *s = &g->states[i];
-		unsigned int h = key_hash(s->key, s->keylen) & (size - 1);
+	for (i = 0; i < k->n; i++) {
+		unsigned int h = key_hash(k->key[i]) & (size - 1);
 
 		while (hash[h])
 			h = (h + 1) & (size - 1);
 		hash[h] = i + 1;
 	}
-	free(g->hash);
-	g->hash = hash;
-	g->hash_size = size;
+	free(k->hash);
+	k->hash = hash;
+	k->hash_size = size;
 	return true;
+}
+
+/*
+ * The index of @key in @k, added if new (*@added); -1 on an error, which
+ * is -E2BIG past BF_MAX_STATES keys.
+ */
+static int intern(struct keys *k, const unsigned int *key, bool *added,
+		  struct bf_emit *e)
+{
+	unsigned int h;
+
+	*added = false;
+	if (e->err)
+		return -1;
+	if ((k->n + 1) * 2 > k->hash_size && !rehash(k, e))
+		return -1;
+	h = key_hash(key) & (k->hash_size - 1);
+	for (; k->hash[h]; h = (h + 1) & (k->hash_size - 1))
+		if (!memcmp(k->key[k->hash[h] - 1], key, sizeof(k->key[0])))
+			return k->hash[h] - 1;
+	if (k->n >= BF_MAX_STATES) {
+		e->err = -E2BIG;
+		return -1;
+	}
+	if (!bf_grow(&e->err, (void **)&k->key, &k->cap, k->n + 1,
+		     sizeof(k->key[0])))
+		return -1;
+	memcpy(k->key[k->n], key, sizeof(k->key[0]));
+	k->hash[h] = k->n + 1;
+	*added = true;
+	return k->n++;
+}
+
+static void free_keys(struct keys *k)
+{
+	free(k->key);
+	free(k->hash);
 }
 
 /* The label of a state, which is queued to be emitted if it is new. */
 static int state_label(struct gen *g, const unsigned int *key,
-		       unsigned int keylen, unsigned int *index)
+		       unsigned int *index)
 {
-	struct state *s;
-	unsigned int h;
+	bool added;
+	int i;
 
-	if (g->e.err)
+	i = intern(&g->skeys, key, &added, &g->e);
+	if (i < 0)
 		return NO_LABEL;
-	if ((g->nstates + 1) * 2 > g->hash_size && !rehash(g))
-		return NO_LABEL;
-	h = key_hash(key, keylen) & (g->hash_size - 1);
-	for (; g->hash[h]; h = (h + 1) & (g->hash_size - 1)) {
-		s = &g->states[g->hash[h] - 1];
-		if (s->keylen == keylen &&
-		    !memcmp(s->key, key, keylen * sizeof(*key))) {
-			*index = g->hash[h] - 1;
-			return s->label;
-		}
+	if (!added) {
+		*index = i;
+		return g->states[i].label;
 	}
-	if (g->nstates >= BF_MAX_STATES) {
-		g->e.err = -E2BIG;
-		return NO_LABEL;
-	}
-	if (!bf_grow(&g->e.err, (void **)&g->states, &g->states_cap,
-		     g->nstates + 1, sizeof(*s)) ||
+	if (!bf_grow(&g->e.err, (void **)&g->states, &g->states_cap, i + 1,
+		     sizeof(*g->states)) ||
 	    !bf_grow(&g->e.err, (void **)&g->work, &g->work_cap, g->nwork + 1,
 		     sizeof(*g->work)))
 		return NO_LABEL;
-	s = &g->states[g->nstates];
-	s->key = malloc(keylen * sizeof(*key));
-	if (!s->key) {
-		g->e.err = -ENOMEM;
-		return NO_LABEL;
-	}
-	memcpy(s->key, key, keylen * sizeof(*key));
-	s->keylen = keylen;
-	s->emitted = false;
-	s->label = bf_new_label(&g->e);
-	g->hash[h] = g->nstates + 1;
-	g->work[g->nwork++] = g->nstates;
-	*index = g->nstates++;
-	return s->label;
+	g->states[i].emitted = false;
+	g->states[i].label = bf_new_label(&g->e);
+	g->work[g->nwork++] = i;
+	*index = i;
+	return g->states[i].label;
+}
+
+static unsigned int depth_of(const struct gen *g, const unsigned int *key)
+{
+	return g->stacks.key[key[KEY_STACK]][STACK_DEPTH];
 }
 
 /*
- * The state at @entry after the state @key, with @pop entries removed
- * from the stack, then @push (if not ~0) added.
+ * The state at @entry after the state @key, with the top of the stack
+ * removed if @pop, then @push (if not ~0) added.
  */
 static int next_state(struct gen *g, const unsigned int *key,
-		      unsigned int entry, unsigned int pop, unsigned int push,
+		      unsigned int entry, bool pop, unsigned int push,
 		      unsigned int *index)
 {
-	unsigned int depth = key[KEY_DEPTH] - pop + (push != ~0u);
-	unsigned int *k;
-	int label;
+	unsigned int k[3], stack = key[KEY_STACK], node[3];
+	bool added;
+	int i;
 
-	k = malloc((KEY_STACK + depth) * sizeof(*k));
-	if (!k) {
-		g->e.err = g->e.err ?: -ENOMEM;
-		return NO_LABEL;
+	if (pop)
+		stack = g->stacks.key[stack][STACK_UNDER];
+	if (push != ~0u) {
+		node[STACK_UNDER] = stack;
+		node[STACK_RET] = push;
+		node[STACK_DEPTH] = g->stacks.key[stack][STACK_DEPTH] + 1;
+		i = intern(&g->stacks, node, &added, &g->e);
+		if (i < 0)
+			return NO_LABEL;
+		stack = i;
 	}
 	k[KEY_ENTRY] = entry;
 	k[KEY_HOOK] = key[KEY_HOOK];
-	k[KEY_DEPTH] = depth;
-	memcpy(k + KEY_STACK, key + KEY_STACK,
-	       (key[KEY_DEPTH] - pop) * sizeof(*k));
-	if (push != ~0u)
-		k[KEY_STACK + depth - 1] = push;
-	label = state_label(g, k, KEY_STACK + depth, index);
-	free(k);
-	return label;
+	k[KEY_STACK] = stack;
+	return state_label(g, k, index);
 }
 
 /* ADD_COUNTER(*counter, skb->len, 1) of the entry at S_KEY, on this CPU. */
@@ -197,18 +234,12 @@ static void emit_action(struct gen *g, const struct bf_rule *r,
 
 /* The jump or goto of @run whose verdict is in R1, in the state @key. */
 static void emit_jumps(struct gen *g, const struct bf_cls_run *run,
-		       const unsigned int *key, unsigned int keylen)
+		       const unsigned int *key)
 {
-	unsigned int *k, i, n = 0;
+	unsigned int k[3] = { key[0], key[1], key[2] }, i, n = 0;
 	struct bf_emit *e = &g->e;
 	int next;
 
-	k = malloc(keylen * sizeof(*k));
-	if (!k) {
-		e->err = e->err ?: -ENOMEM;
-		return;
-	}
-	memcpy(k, key, keylen * sizeof(*k));
 	for (i = run->start; i < run->end; i++) {
 		const struct bf_rule *r = &g->ir->rules[i];
 
@@ -221,14 +252,13 @@ static void emit_jumps(struct gen *g, const struct bf_cls_run *run,
 		emit_action(g, r, k);
 		bf_bind(e, next);
 	}
-	free(k);
 	/* No other entry of the map has BF_CLS_JUMP. */
 	bf_verdict(e, NF_DROP);
 }
 
-/* A classified run in the state @key of @keylen; the miss path next. */
+/* A classified run in the state @key; the miss path next. */
 static void emit_run(struct gen *g, struct bf_cls_run *run,
-		     const unsigned int *key, unsigned int keylen)
+		     const unsigned int *key)
 {
 	struct bf_emit *e = &g->e;
 	int miss = bf_new_label(e);
@@ -245,7 +275,7 @@ static void emit_run(struct gen *g, struct bf_cls_run *run,
 	if (run->njumps) {
 		bf_emit(e, BPF_JMP_IMM(BPF_JNE, R1, NF_ACCEPT, 2));
 		bf_verdict(e, NF_ACCEPT);
-		emit_jumps(g, run, key, keylen);
+		emit_jumps(g, run, key);
 	} else {
 		bf_verdict(e, NF_ACCEPT);
 	}
@@ -278,7 +308,8 @@ static void emit_xt_target(struct gen *g, const struct bf_rule *r)
 static void emit_action(struct gen *g, const struct bf_rule *r,
 			const unsigned int *key)
 {
-	unsigned int depth = key[KEY_DEPTH], entry = key[KEY_ENTRY], index;
+	unsigned int depth = depth_of(g, key), entry = key[KEY_ENTRY], index;
+	unsigned int top = g->stacks.key[key[KEY_STACK]][STACK_RET];
 	int label;
 
 	switch (r->action) {
@@ -291,24 +322,24 @@ static void emit_action(struct gen *g, const struct bf_rule *r,
 		return;
 	case BF_XT:
 		emit_xt_target(g, r);
-		label = next_state(g, key, entry + 1, 0, ~0u, &index);
+		label = next_state(g, key, entry + 1, false, ~0u, &index);
 		break;
 	case BF_RETURN:
 		if (!depth)
 			label = next_state(g, key,
-					   g->ir->underflow[key[KEY_HOOK]], 0,
-					   ~0u, &index);
+					   g->ir->underflow[key[KEY_HOOK]],
+					   false, ~0u, &index);
 		else
-			label = next_state(g, key, key[KEY_STACK + depth - 1],
-					   1, ~0u, &index);
+			label = next_state(g, key, top, true, ~0u, &index);
 		break;
 	case BF_GOTO:
-		label = next_state(g, key, r->jump, 0, ~0u, &index);
+		label = next_state(g, key, r->jump, false, ~0u, &index);
 		break;
 	case BF_JUMP:
 		/* ipt_do_table() pushes nothing to go to the next entry. */
 		if (r->jump == entry + 1) {
-			label = next_state(g, key, r->jump, 0, ~0u, &index);
+			label = next_state(g, key, r->jump, false, ~0u,
+					   &index);
 			break;
 		}
 		/* A full jump stack drops the packet. */
@@ -316,7 +347,7 @@ static void emit_action(struct gen *g, const struct bf_rule *r,
 			bf_verdict(&g->e, NF_DROP);
 			return;
 		}
-		label = next_state(g, key, r->jump, 0, entry + 1, &index);
+		label = next_state(g, key, r->jump, false, entry + 1, &index);
 		break;
 	default:
 		g->e.err = -EINVAL;
@@ -379,13 +410,13 @@ static void emit_states(struct gen *g, unsigned int index)
 	struct bf_emit *e = &g->e;
 
 	while (!e->err && !g->states[index].emitted) {
-		/* The key stays put when states grows; the state may not. */
-		unsigned int *key = g->states[index].key;
-		unsigned int keylen = g->states[index].keylen;
-		unsigned int entry = key[KEY_ENTRY], fixups, after, run;
+		/* A copy: the keys move when new states are added. */
+		unsigned int key[3], entry, fixups, after, run;
 		const struct bf_rule *r;
 		int fail, next;
 
+		memcpy(key, g->skeys.key[index], sizeof(key));
+		entry = key[KEY_ENTRY];
 		g->states[index].emitted = true;
 		bf_bind(e, g->states[index].label);
 		if (entry >= g->ir->nrules) {
@@ -397,7 +428,7 @@ static void emit_states(struct gen *g, unsigned int index)
 		after = entry + 1;
 		r = &g->ir->rules[entry];
 		if (run) {
-			emit_run(g, &g->cls->runs[run - 1], key, keylen);
+			emit_run(g, &g->cls->runs[run - 1], key);
 			after = g->cls->runs[run - 1].end;
 		} else if (!bf_rule_never(g->ir->family, r)) {
 			fail = bf_new_label(e);
@@ -413,7 +444,7 @@ static void emit_states(struct gen *g, unsigned int index)
 			bf_bind(e, fail);
 			emit_hotdrop_fail(g, r);
 		}
-		next = next_state(g, key, after, 0, ~0u, &index);
+		next = next_state(g, key, after, false, ~0u, &index);
 		if (g->states[index].emitted)
 			bf_gotol(e, next);
 	}
@@ -421,12 +452,9 @@ static void emit_states(struct gen *g, unsigned int index)
 
 static void free_gen(struct gen *g)
 {
-	unsigned int i;
-
-	for (i = 0; i < g->nstates; i++)
-		free(g->states[i].key);
+	free_keys(&g->stacks);
+	free_keys(&g->skeys);
 	free(g->states);
-	free(g->hash);
 	free(g->work);
 	bf_emit_free(&g->e);
 }
@@ -458,7 +486,8 @@ int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
 		.cls = cls,
 		.cls_fd = cls_fd,
 	};
-	unsigned int h, i, key[KEY_STACK], index;
+	unsigned int h, i, key[3], index, empty[3] = {};
+	bool added;
 	int err;
 
 	/* Without bpfilter.ko's kfuncs, ip_tables runs the kernel's ones. */
@@ -466,6 +495,7 @@ int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
 	    (ir->nxt_targets && btf->xt_target < 0))
 		return BF_FALLBACK;
 
+	intern(&g.stacks, empty, &added, &g.e);
 	bf_emit_prologue(&g.e, ir, btf);
 	bf_emit(&g.e, BPF_LDX_MEM(BPF_B, R1, STATE, btf->state_hook));
 	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
@@ -473,9 +503,9 @@ int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
 			continue;
 		key[KEY_ENTRY] = ir->hook_entry[h];
 		key[KEY_HOOK] = h;
-		key[KEY_DEPTH] = 0;
+		key[KEY_STACK] = 0;
 		bf_emit(&g.e, BPF_JMP_IMM(BPF_JNE, R1, h, 1));
-		bf_gotol(&g.e, state_label(&g, key, KEY_STACK, &index));
+		bf_gotol(&g.e, state_label(&g, key, &index));
 	}
 	/* Not a hook of the table: bpfilter.ko does not run it there. */
 	bf_verdict(&g.e, NF_ACCEPT);

@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One namespace's request to bpfilter's helper must not hold up another
+# namespace. The helper is stopped (SIGSTOP) while namespace a's replace
+# waits for it, as a long compilation would keep it busy. Meanwhile:
+# - namespace b, which has a table, is deleted, and a module with pernet
+#   operations is loaded: register_pernet_subsys() waits for every
+#   namespace exit in progress, so b's exit must not wait for the helper;
+# - a replace of namespace c, waiting for a's to finish, is killed with
+#   SIGKILL: it must go at once, and change nothing.
+# Then the helper goes on, and a's replace is in force.
+
+source ../net/lib.sh
+source ./iptables_lib.sh
+
+need_tools iptables-legacy iptables-legacy-save ip modprobe pgrep
+
+# How long a process is given to get somewhere, in seconds: the helper
+# stays stopped for a few times that at most, below the module's 120 s
+# timeout for a request.
+WAIT=20
+
+tmp=$(mktemp -d)
+stopped=""
+pernet_mod=""
+
+cleanup()
+{
+	[ -z "$stopped" ] || kill -CONT $stopped 2>/dev/null
+	[ -z "$pernet_mod" ] || modprobe -q -r "$pernet_mod" 2>/dev/null
+	cleanup_all_ns
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+setup_ns a b c || exit "$ksft_skip"
+detect_mode "$a"
+if [ "$mode" != bpfilter ]; then
+	skip "the isolation of bpfilter's helper: bpfilter not loaded"
+	exit "$ksft_skip"
+fi
+
+# ipt NS ARGS...: iptables-legacy in NS with a lock file of its own: the
+# xtables lock is one file for every namespace of the host.
+ipt()
+{
+	local ns=$1
+
+	shift
+	XTABLES_LOCKFILE=$tmp/lock.$ns ip netns exec "$ns" iptables-legacy "$@"
+}
+
+# ipt_bg NS ARGS...: the same in the background, $! its pid (ip execs
+# iptables-legacy, and a signal must reach the process in the kernel).
+ipt_bg()
+{
+	local ns=$1
+
+	shift
+	XTABLES_LOCKFILE=$tmp/lock.$ns ip netns exec "$ns" iptables-legacy "$@" &
+}
+
+# has_rule NS RULE: iptables-legacy-save of NS has the line RULE.
+has_rule()
+{
+	XTABLES_LOCKFILE=$tmp/lock.$1 ip netns exec "$1" iptables-legacy-save |
+		grep -qx -- "$2"
+}
+
+not()
+{
+	! "$@"
+}
+
+# gone PID: wait up to $WAIT s for PID to exit; true if it did.
+gone()
+{
+	local end=$((SECONDS + WAIT))
+
+	while [ $SECONDS -lt $end ]; do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
+# blocked PID: wait up to $WAIT s for PID to sleep in the kernel where
+# only a fatal signal, if anything, wakes it (state D): waiting for the
+# helper, or for another request to be done with it.
+blocked()
+{
+	local end=$((SECONDS + WAIT)) state
+
+	while [ $SECONDS -lt $end ]; do
+		state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
+		[ "$state" = D ] && return 0
+		[ -n "$state" ] || return 1
+		sleep 0.2
+	done
+	return 1
+}
+
+# A module with pernet operations that nothing uses, to load again.
+for m in xt_recent xt_hashlimit; do
+	modprobe -q -r "$m" 2>/dev/null
+	if ! grep -q "^$m " /proc/modules && modprobe -q -n "$m"; then
+		pernet_mod=$m
+		break
+	fi
+done
+
+check "b has a table of bpfilter's" ipt "$b" -A INPUT -s 192.0.2.1 -j DROP
+check_owned "b's table is bpfilter's" "$b" ipv4 5
+
+stopped=$(helper_pids | xargs)
+if [ -z "$stopped" ]; then
+	echo "FAIL: no helper process"
+	exit 1
+fi
+kill -STOP $stopped
+
+ipt_bg "$a" -A INPUT -s 192.0.2.2 -j DROP
+pa=$!
+check "a's replace waits for the stopped helper" blocked "$pa"
+
+if [ -n "$pernet_mod" ]; then
+	ip netns del "$b"
+	# cleanup_net() runs the exits from a workqueue: let it start.
+	sleep 2
+	modprobe "$pernet_mod" &
+	pm=$!
+	check "b's exit and a module load do not wait for a's request" gone "$pm"
+else
+	skip "b's exit: xt_recent and xt_hashlimit are in use or missing"
+fi
+
+ipt_bg "$c" -A INPUT -s 192.0.2.3 -j DROP
+pc=$!
+check "c's replace waits behind a's" blocked "$pc"
+kill -KILL "$pc"
+check "c's replace, waiting behind a's, dies at SIGKILL" gone "$pc"
+check "a's replace still waits" kill -0 "$pa"
+
+kill -CONT $stopped
+stopped=""
+check "a's replace ends once the helper goes on" wait "$pa"
+[ -z "$pernet_mod" ] || check "the module load succeeds" wait "$pm"
+
+check "a's rule is in force" has_rule "$a" "-A INPUT -s 192.0.2.2/32 -j DROP"
+check_owned "a's table is bpfilter's" "$a" ipv4 5
+check "c's killed replace changed nothing" \
+	not has_rule "$c" "-A INPUT -s 192.0.2.3/32 -j DROP"
+check_not_owned "c's table is still ip_tables'" "$c" ipv4
+check "c's replace works after" ipt "$c" -A INPUT -s 192.0.2.3 -j DROP
+check_owned "c's table is bpfilter's" "$c" ipv4 5
+
+exit $ret
