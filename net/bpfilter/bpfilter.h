@@ -115,8 +115,8 @@ struct bpfilter_net {
 /**
  * struct bpfilter - the module's state
  * @umd: the helper
- * @call_lock: one request to the helper at a time; taken killably, before
- *	@lock, and never by a namespace's exit
+ * @call_lock: one request to the helper at a time; taken before @lock,
+ *	killably by callers, and never by a namespace's exit
  * @lock: @nets, @pinned, @gen, @changes, @resync, @exited and the
  *	tables; never held across a request to the helper nor across
  *	ip_tables calls
@@ -127,8 +127,9 @@ struct bpfilter_net {
  *	module holds a reference on itself so that rmmod cannot drop rules
  * @gen: the number of times a helper was given the kernel's tables;
  *	changed under both locks
- * @changes: the number of tables installed or removed, so that a replay
- *	finds out whether the tables it sent are still the kernel's
+ * @changes: the number of tables installed or removed (but by a
+ *	namespace's exit) and of resyncs asked for, so that a replay finds
+ *	out whether the tables it sent are still the kernel's
  * @resync: the helper may not hold the kernel's tables: give them again
  *	before the next request
  * @unloading: the module is going away; namespaces that go away are not

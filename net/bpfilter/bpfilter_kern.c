@@ -55,7 +55,8 @@ struct bpfilter_copy {
  * bpfilter_copy_alloc - memory for the kernel's copy of a table
  * @len: its length
  *
- * Charged to the caller's memory cgroup. Freed by bpfilter_copy_put().
+ * Charged to the caller's memory cgroup. Freed with the table
+ * (bpfilter_free_table()), or after a replay that still sends it.
  *
  * Return: the memory, or NULL.
  */
@@ -200,12 +201,13 @@ static int bpfilter_check_reply(const struct bpfilter_reply *reply, int len)
  * Brings the helper to the kernel's state: HELLO (which makes it forget
  * everything), then every table. The tables are taken under bpfilter.lock
  * and sent without it, so that nothing waits for a replay but requests;
- * a table changed meanwhile leaves @resync set, for another replay. A
- * replay that fails leaves @resync set: the helper serves nothing until
- * one succeeds.
+ * a table changed meanwhile, or a resync asked for meanwhile, leaves
+ * @resync set, for another replay. A replay that fails leaves @resync set:
+ * the helper serves nothing until one succeeds.
  */
 static int bpfilter_replay(void)
 {
+	struct bpfilter_exited *x, *tmp;
 	struct bpfilter_reply reply;
 	struct bpfilter_net *bn;
 	struct {
@@ -229,6 +231,12 @@ static int bpfilter_replay(void)
 
 	err = 0;
 	mutex_lock(&bpfilter.lock);
+	/* The helper forgot everything: set until the tables are back. */
+	bpfilter.resync = true;
+	/* And the namespaces gone so far, which are not sent again. */
+	list_for_each_entry_safe(x, tmp, &bpfilter.exited, list)
+		kfree(x);
+	INIT_LIST_HEAD(&bpfilter.exited);
 	list_for_each_entry(bn, &bpfilter.nets, list)
 		n += BPFILTER_NFAMILIES;
 	copies = kvmalloc_array(n, sizeof(*copies), GFP_KERNEL);
@@ -276,8 +284,9 @@ static int bpfilter_replay(void)
 
 /*
  * Tells the helper to forget the namespaces gone since the last request.
- * What it may not have been told stays queued; a helper that broke the
- * protocol is stopped, and the next one starts from the kernel's tables.
+ * What it may not have been told stays queued, until it is told or a
+ * replay makes it forget everything; a helper that broke the protocol is
+ * stopped, and the next one starts from the kernel's tables.
  */
 static void bpfilter_forget_exited(void)
 {
@@ -289,6 +298,9 @@ static void bpfilter_forget_exited(void)
 
 	lockdep_assert_held(&bpfilter.call_lock);
 
+	/* A helper that is not running forgets everything when it starts. */
+	if (!umd_alive(&bpfilter.umd))
+		return;
 	mutex_lock(&bpfilter.lock);
 	list_splice_init(&bpfilter.exited, &exited);
 	mutex_unlock(&bpfilter.lock);
@@ -343,9 +355,11 @@ static bool bpfilter_changes(u32 type)
  */
 void bpfilter_broken(void)
 {
-	mutex_lock(&bpfilter.lock);
 	umd_stop(&bpfilter.umd);
+	mutex_lock(&bpfilter.lock);
 	bpfilter.resync = true;
+	/* A replay in progress must not clear it. */
+	bpfilter.changes++;
 	mutex_unlock(&bpfilter.lock);
 }
 
@@ -360,6 +374,8 @@ void bpfilter_resync(void)
 {
 	mutex_lock(&bpfilter.lock);
 	bpfilter.resync = true;
+	/* A replay in progress must not clear it. */
+	bpfilter.changes++;
 	mutex_unlock(&bpfilter.lock);
 }
 
@@ -480,6 +496,7 @@ static void bpfilter_exit_later(struct bpfilter_net *bn)
 		list_add_tail(&x->list, &bpfilter.exited);
 	} else {
 		bpfilter.resync = true;
+		bpfilter.changes++;
 	}
 	mutex_unlock(&bpfilter.lock);
 	if (x)

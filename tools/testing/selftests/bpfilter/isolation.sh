@@ -4,9 +4,10 @@
 # One namespace's request to bpfilter's helper must not hold up another
 # namespace. The helper is stopped (SIGSTOP) while namespace a's replace
 # waits for it, as a long compilation would keep it busy. Meanwhile:
-# - namespace b, which has a table, is deleted, and a module with pernet
-#   operations is loaded: register_pernet_subsys() waits for every
-#   namespace exit in progress, so b's exit must not wait for the helper;
+# - namespace b, which has a table, is deleted: its exit, which runs
+#   under pernet_ops_rwsem, must not wait for the helper (b's table lets
+#   go of the module), and a module with pernet operations must load
+#   (register_pernet_subsys() waits for the exits in progress);
 # - a replace of namespace c, waiting for a's to finish, is killed with
 #   SIGKILL: it must go at once, and change nothing.
 # Then the helper goes on, and a's replace is in force.
@@ -86,19 +87,36 @@ gone()
 }
 
 # blocked PID: wait up to $WAIT s for PID to sleep in the kernel where
-# only a fatal signal, if anything, wakes it (state D): waiting for the
-# helper, or for another request to be done with it.
+# only a fatal signal, if anything, wakes it (state D), for a second on
+# end: waiting for the helper, or for another request to be done with it.
 blocked()
 {
-	local end=$((SECONDS + WAIT)) state
+	local end=$((SECONDS + WAIT)) state seen=0
 
 	while [ $SECONDS -lt $end ]; do
 		state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
-		[ "$state" = D ] && return 0
 		[ -n "$state" ] || return 1
+		if [ "$state" = D ]; then
+			seen=$((seen + 1))
+			[ $seen -ge 5 ] && return 0
+		else
+			seen=0
+		fi
 		sleep 0.2
 	done
 	return 1
+}
+
+# below FILE N: wait up to $WAIT s for the number in FILE to drop below N.
+below()
+{
+	local end=$((SECONDS + WAIT))
+
+	while [ $SECONDS -lt $end ]; do
+		[ "$(cat "$1")" -lt "$2" ] && return 0
+		sleep 0.2
+	done
+	[ "$(cat "$1")" -lt "$2" ]
 }
 
 # A module with pernet operations that nothing uses, to load again.
@@ -124,15 +142,18 @@ ipt_bg "$a" -A INPUT -s 192.0.2.2 -j DROP
 pa=$!
 check "a's replace waits for the stopped helper" blocked "$pa"
 
+# b's table, not in its initial state, holds a reference on the module:
+# it goes when b's exit is done.
+refs=$(cat /sys/module/bpfilter/refcnt)
+ip netns del "$b"
+check "b's exit does not wait for a's request" \
+	below /sys/module/bpfilter/refcnt "$refs"
 if [ -n "$pernet_mod" ]; then
-	ip netns del "$b"
-	# cleanup_net() runs the exits from a workqueue: let it start.
-	sleep 2
 	modprobe "$pernet_mod" &
 	pm=$!
-	check "b's exit and a module load do not wait for a's request" gone "$pm"
+	check "a module load does not wait for a's request" gone "$pm"
 else
-	skip "b's exit: xt_recent and xt_hashlimit are in use or missing"
+	skip "a module load: xt_recent and xt_hashlimit are in use or missing"
 fi
 
 ipt_bg "$c" -A INPUT -s 192.0.2.3 -j DROP
