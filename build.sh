@@ -38,7 +38,8 @@ usage: ./build.sh [--base mainline|6.12] [COMMAND]
   base          fetch and unpack the base kernel
   build [--work]  apply the series (or take the developer tree's HEAD)
                 and build kernel, modules, selftests
-  fuzz [SECONDS [JOBS]]  libFuzzer on the helper's blob validator (0: forever)
+  fuzz [SECONDS [JOBS]]  libFuzzer on the helper's blob validator, then on
+                every request it handles (after a build; 0: forever)
   bench [N...]  iptables-legacy, bpfilter and nftables side by side in the
                 guest; table, build/bench.{csv,svg,txt}
   vm [--share DIR] [--timeout S] -- CMD...  run CMD in the guest
@@ -63,7 +64,10 @@ main() {
 	base)	ensure_base ;;
 	build)	ensure_base && cmd_build "$@" ;;
 	bench)	cmd_deps && ensure_base && cmd_build && cmd_bench "$@" ;;
-	fuzz)	ensure_base && sync_src && BPFILTER_TREE=$SRC "$HARNESS/validate/fuzz.sh" "$@" ;;
+	fuzz)	ensure_base && sync_src &&
+		BPFILTER_TREE=$SRC "$HARNESS/validate/fuzz.sh" "$@" &&
+		BPFILTER_TREE=$SRC BPFILTER_HEADERS=$KOUT/usr/include \
+			"$HARNESS/validate/fuzz_requests.sh" "$@" ;;
 	vm)	cmd_vm "$@" ;;
 	shell)	cmd_shell "$@" ;;
 	setup)	ensure_base && cmd_setup "$@" ;;

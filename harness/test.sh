@@ -45,6 +45,13 @@ fuzz_validate() {
 	BPFILTER_TREE=$SRC "$HARNESS/validate/fuzz.sh" "$FUZZ_SECONDS"
 }
 
+# libFuzzer on every request the helper handles, its programs loaded by
+# the host's kernel in a namespace of its own.
+fuzz_requests() {
+	BPFILTER_TREE=$SRC BPFILTER_HEADERS=$KOUT/usr/include \
+		"$HARNESS/validate/fuzz_requests.sh" "$FUZZ_SECONDS"
+}
+
 vm_exit_status() {
 	local rc
 	vm_run --timeout 300 -- sh -c 'exit 3' >/dev/null 2>&1
@@ -275,6 +282,7 @@ cmd_test() {
 	run_test "host: compiled tables count as ip_tables ($TRANSLATE_TABLES tables x 200 packets a family)" translate_diff
 	run_test "host: a chain of 20,000 jumps compiles within 200 MB (linear code generator)" deep_jumps
 	run_test "host: libFuzzer finds no crash in the validator and code generator (${FUZZ_SECONDS:-30} s)" fuzz_validate
+	run_test "host: libFuzzer finds no crash nor protocol error in the helper's requests (${FUZZ_SECONDS:-30} s)" fuzz_requests
 	run_test "vm: the guest's exit status reaches the host" vm_exit_status
 	run_test "vm: a WARN in the guest fails the run" vm_fails_on_warn
 	run_kunit

@@ -62,6 +62,8 @@ struct bpfilter_frame {
  * @size: bytes of entries
  * @initial: the table is in its initial state (no rule, no user chain,
  *	ACCEPT policies)
+ * @view: its entries as IPT_SO_GET_ENTRIES returns them but the
+ *	counters, from the helper
  * @prog: the program that enforces it, with its counters
  * @slot: for each entry, the index of its counter in the program's
  *	counters map
@@ -80,6 +82,7 @@ struct bpfilter_table {
 	unsigned int number;
 	unsigned int size;
 	bool initial;
+	void *view;
 	struct bpf_prog *prog;
 	u32 *slot;
 	struct xt_counters *base;
@@ -100,6 +103,10 @@ struct bpfilter_table {
  * @run: the program of each @filter and its kernel matches, what the
  *	hooks run
  * @hooked: the hooks of the family are registered; changed with @lock held
+ * @stale: a change of its tables may have reached the helper, whose
+ *	caller was killed before the answer: the helper gets the
+ *	namespace's tables again before its next request; changed with
+ *	@lock held
  * @net: the namespace
  */
 struct bpfilter_net {
@@ -109,6 +116,7 @@ struct bpfilter_net {
 	struct bpfilter_table *filter[BPFILTER_NFAMILIES];
 	struct bpfilter_run __rcu *run[BPFILTER_NFAMILIES];
 	bool hooked[BPFILTER_NFAMILIES];
+	bool stale;
 	struct net *net;
 };
 
@@ -152,8 +160,9 @@ extern struct bpfilter bpfilter;
 extern char bpfilter_umh_start[], bpfilter_umh_end[];
 
 struct bpfilter_net *bpfilter_net(const struct net *net);
-int bpfilter_call(u32 type, const void *req, size_t len,
-		  struct bpfilter_reply *reply, size_t size, u64 *gen);
+int bpfilter_call(struct bpfilter_net *bn, u32 type, const void *req,
+		  size_t len, struct bpfilter_reply *reply, size_t size,
+		  u64 *gen);
 void *bpfilter_copy_alloc(size_t len);
 /* bpfilter_set_table() of a change the helper is told of otherwise */
 #define BPFILTER_GEN_ANY	U64_MAX
@@ -167,7 +176,6 @@ int bpfilter_hold(struct bpfilter_net *bn, int family,
 void bpfilter_unhold(struct bpfilter_net *bn, int family,
 		     struct bpfilter_table *t);
 void bpfilter_broken(void);
-void bpfilter_resync(void);
 
 int bpfilter_hook(struct bpfilter_net *bn, int family);
 int bpfilter_conntrack_get(struct bpfilter_net *bn, int family);

@@ -102,6 +102,7 @@ void bpfilter_free_table(struct bpfilter_table *t)
 	bpfilter_xt_destroy(t->xt);
 	kvfree(t->slot);
 	kvfree(t->base);
+	kvfree(t->view);
 	bpfilter_copy_put(t->req);
 	kfree(t);
 }
@@ -198,6 +199,34 @@ static int bpfilter_check_reply(const struct bpfilter_reply *reply, int len)
 }
 
 /*
+ * Sends a message whose reply is a bare struct bpfilter_reply. Returns
+ * the transport's errno or -EPROTO; else 0, the helper's answer in @ret.
+ */
+static int bpfilter_send(u32 type, const void *req, size_t len, int *ret)
+{
+	struct bpfilter_reply reply;
+	int err;
+
+	err = umd_call(&bpfilter.umd, type, req, len, &reply, sizeof(reply),
+		       BPFILTER_TIMEOUT);
+	if (err >= 0)
+		err = bpfilter_check_reply(&reply, err);
+	if (err < 0)
+		return err;
+	*ret = reply.ret;
+	return 0;
+}
+
+/* bpfilter_send() of a table or a change, which the helper must take. */
+static int bpfilter_send_change(u32 type, const void *req, size_t len)
+{
+	int err, ret;
+
+	err = bpfilter_send(type, req, len, &ret);
+	return err ?: min(ret, 0);
+}
+
+/*
  * Brings the helper to the kernel's state: HELLO (which makes it forget
  * everything), then every table. The tables are taken under bpfilter.lock
  * and sent without it, so that nothing waits for a replay but requests;
@@ -260,15 +289,10 @@ static int bpfilter_replay(void)
 	mutex_unlock(&bpfilter.lock);
 
 	for (i = 0; i < n; i++) {
-		if (!err) {
-			err = umd_call(&bpfilter.umd, BPFILTER_MSG_LOAD,
-				       copies[i].req, copies[i].len, &reply,
-				       sizeof(reply), BPFILTER_TIMEOUT);
-			if (err >= 0)
-				err = bpfilter_check_reply(&reply, err);
-			if (err >= 0)
-				err = min(reply.ret, 0);
-		}
+		if (!err)
+			err = bpfilter_send_change(BPFILTER_MSG_LOAD,
+						   copies[i].req,
+						   copies[i].len);
 		bpfilter_copy_put(copies[i].req);
 	}
 	kvfree(copies);
@@ -291,10 +315,9 @@ static int bpfilter_replay(void)
 static void bpfilter_forget_exited(void)
 {
 	struct bpfilter_exited *x, *tmp;
-	struct bpfilter_reply reply;
 	struct bpfilter_req req;
 	LIST_HEAD(exited);
-	int err;
+	int err, ret;
 
 	lockdep_assert_held(&bpfilter.call_lock);
 
@@ -307,11 +330,9 @@ static void bpfilter_forget_exited(void)
 	list_for_each_entry_safe(x, tmp, &exited, list) {
 		memset(&req, 0, sizeof(req));
 		req.net_cookie = x->cookie;
-		err = umd_call(&bpfilter.umd, BPFILTER_MSG_NET_EXIT, &req,
-			       sizeof(req), &reply, sizeof(reply),
-			       BPFILTER_TIMEOUT);
-		if (err >= 0)
-			err = bpfilter_check_reply(&reply, err);
+		/* Whatever it answers, the helper was told. */
+		err = bpfilter_send(BPFILTER_MSG_NET_EXIT, &req, sizeof(req),
+				    &ret);
 		if (err == -EPROTO)
 			umd_stop(&bpfilter.umd);
 		if (err < 0)
@@ -338,10 +359,58 @@ static void bpfilter_exited_work(struct work_struct *work)
 
 static DECLARE_WORK(bpfilter_exited_worker, bpfilter_exited_work);
 
-/* Types that change the helper's state: of unknown outcome, resync. */
+/*
+ * The helper forgets the tables of @bn, then gets the kernel's: after a
+ * change of that namespace alone whose outcome is unknown (its caller was
+ * killed), or that the kernel did not make (it failed to install the
+ * table the helper took, or dropped one the helper was not told of). The
+ * other namespaces are left alone. Returns 0, an errno of the transport,
+ * or the helper's, which the request that needed the reload fails with.
+ */
+static int bpfilter_reload_net(struct bpfilter_net *bn)
+{
+	struct bpfilter_req req = { .net_cookie = bn->cookie };
+	int err, f;
+
+	lockdep_assert_held(&bn->lock);
+	lockdep_assert_held(&bpfilter.call_lock);
+
+	err = bpfilter_send_change(BPFILTER_MSG_NET_EXIT, &req, sizeof(req));
+	for (f = 0; f < BPFILTER_NFAMILIES && !err; f++)
+		if (bn->filter[f])
+			err = bpfilter_send_change(BPFILTER_MSG_LOAD,
+						   bn->filter[f]->req,
+						   bn->filter[f]->len);
+	if (err == -EPROTO)
+		umd_stop(&bpfilter.umd);
+	if (!err)
+		bn->stale = false;
+	return err;
+}
+
+/*
+ * Types that change the helper's state: of unknown outcome, the helper
+ * gets the tables again, the namespace's or all.
+ */
 static bool bpfilter_changes(u32 type)
 {
 	return type != BPFILTER_MSG_GET;
+}
+
+/**
+ * bpfilter_resync - the helper may hold other tables than the kernel
+ *
+ * It gets the kernel's tables before the next request.
+ *
+ * Context: Process context. Takes bpfilter.lock.
+ */
+static void bpfilter_resync(void)
+{
+	mutex_lock(&bpfilter.lock);
+	bpfilter.resync = true;
+	/* A replay in progress must not clear it. */
+	bpfilter.changes++;
+	mutex_unlock(&bpfilter.lock);
 }
 
 /**
@@ -356,31 +425,13 @@ static bool bpfilter_changes(u32 type)
 void bpfilter_broken(void)
 {
 	umd_stop(&bpfilter.umd);
-	mutex_lock(&bpfilter.lock);
-	bpfilter.resync = true;
-	/* A replay in progress must not clear it. */
-	bpfilter.changes++;
-	mutex_unlock(&bpfilter.lock);
-}
-
-/**
- * bpfilter_resync - the helper may hold other tables than the kernel
- *
- * It gets the kernel's tables before the next request.
- *
- * Context: Process context. Takes bpfilter.lock.
- */
-void bpfilter_resync(void)
-{
-	mutex_lock(&bpfilter.lock);
-	bpfilter.resync = true;
-	/* A replay in progress must not clear it. */
-	bpfilter.changes++;
-	mutex_unlock(&bpfilter.lock);
+	bpfilter_resync();
 }
 
 /**
  * bpfilter_call - a request to the helper
+ * @bn: the namespace whose tables the request may change, its lock held;
+ *	NULL for none
  * @type: enum bpfilter_msg_type
  * @req: the request, a struct bpfilter_req and its bytes
  * @len: its length
@@ -390,25 +441,31 @@ void bpfilter_resync(void)
  *
  * A helper started since the last call answers -ESTALE; it is then given
  * every table the kernel keeps and the request is sent again. After a
- * change whose outcome is unknown (the caller was killed, the helper died
- * or timed out), the helper is given the tables again before the next
- * request; one that broke the protocol is stopped first. Nothing here
- * restarts a healthy helper, so a caller that kills its own requests does
- * not use up the restarts other callers need. Namespaces that went away
- * are forgotten first: their exit does not wait for the helper.
+ * change whose outcome is unknown because the helper died or timed out,
+ * the helper is given the tables again before the next request; one that
+ * broke the protocol is stopped first. After one of @bn whose caller was
+ * killed, only @bn's tables are, before @bn's next request: a tenant
+ * killing its own requests neither makes the helper replay every
+ * namespace nor uses up the restarts other callers need. Namespaces that
+ * went away are forgotten first: their exit does not wait for the helper.
  *
  * Context: Process context. Takes bpfilter.call_lock, killably, and
  * bpfilter.lock.
- * Return: the length of the reply, or a negative errno of the transport
- * (-EINTR: killed, before the request was sent or while waiting for its
- * reply); the helper's answer is in @reply->ret.
+ * Return: the length of the reply, the helper's answer in @reply->ret;
+ * or, @reply untouched, a negative errno of the transport (-EINTR:
+ * killed, before the request was sent or while waiting for its reply or
+ * for @bn's tables to be given again), or the helper's errno for one of
+ * @bn's tables given again.
  */
-int bpfilter_call(u32 type, const void *req, size_t len,
-		  struct bpfilter_reply *reply, size_t size, u64 *gen)
+int bpfilter_call(struct bpfilter_net *bn, u32 type, const void *req,
+		  size_t len, struct bpfilter_reply *reply, size_t size,
+		  u64 *gen)
 {
 	int err, tries;
 	bool resync;
 
+	if (bn)
+		lockdep_assert_held(&bn->lock);
 	err = mutex_lock_killable(&bpfilter.call_lock);
 	if (err)
 		return err;
@@ -418,8 +475,11 @@ int bpfilter_call(u32 type, const void *req, size_t len,
 	mutex_unlock(&bpfilter.lock);
 	err = resync ? bpfilter_replay() : 0;
 	for (tries = 0; !err; tries++) {
-		err = umd_call(&bpfilter.umd, type, req, len, reply, size,
-			       BPFILTER_TIMEOUT);
+		if (bn && bn->stale)
+			err = bpfilter_reload_net(bn);
+		if (!err)
+			err = umd_call(&bpfilter.umd, type, req, len, reply,
+				       size, BPFILTER_TIMEOUT);
 		if (err != -ESTALE)
 			break;
 		err = tries < BPFILTER_REPLAYS ? bpfilter_replay() : -EIO;
@@ -429,10 +489,13 @@ int bpfilter_call(u32 type, const void *req, size_t len,
 		if (err < 0)
 			umd_stop(&bpfilter.umd);
 	}
-	mutex_lock(&bpfilter.lock);
-	if (err < 0 && bpfilter_changes(type))
-		bpfilter.resync = true;
-	mutex_unlock(&bpfilter.lock);
+	/* A request too big for a message was never sent: nothing changed. */
+	if (err < 0 && err != -EMSGSIZE && bpfilter_changes(type)) {
+		if (err == -EINTR && bn)
+			bn->stale = true;
+		else
+			bpfilter_resync();
+	}
 	if (err >= 0 && gen)
 		*gen = bpfilter.gen;
 	mutex_unlock(&bpfilter.call_lock);
@@ -490,17 +553,15 @@ static void bpfilter_exit_later(struct bpfilter_net *bn)
 	if (READ_ONCE(bpfilter.unloading))
 		return;
 	x = kmalloc_obj(*x, GFP_KERNEL);
-	mutex_lock(&bpfilter.lock);
-	if (x) {
-		x->cookie = bn->cookie;
-		list_add_tail(&x->list, &bpfilter.exited);
-	} else {
-		bpfilter.resync = true;
-		bpfilter.changes++;
+	if (!x) {
+		bpfilter_resync();
+		return;
 	}
+	x->cookie = bn->cookie;
+	mutex_lock(&bpfilter.lock);
+	list_add_tail(&x->list, &bpfilter.exited);
 	mutex_unlock(&bpfilter.lock);
-	if (x)
-		queue_work(system_long_wq, &bpfilter_exited_worker);
+	queue_work(system_long_wq, &bpfilter_exited_worker);
 }
 
 static void __net_exit bpfilter_net_exit(struct net *net)
@@ -516,7 +577,9 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 	 * could wait for this exit.
 	 */
 	mutex_lock(&bn->lock);
-	if (bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6]) {
+	/* A stale namespace may have tables in the helper and none here. */
+	if (bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6] ||
+	    bn->stale) {
 		for (i = 0; i < BPFILTER_NFAMILIES; i++)
 			bpfilter_release_table(bn, i,
 					       bpfilter_set_table(bn, i, NULL,

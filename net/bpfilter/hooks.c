@@ -295,7 +295,7 @@ static size_t bpfilter_op_size(const struct bpf_map *map)
 
 /**
  * bpfilter_layout - takes the counter indices of a new table's entries
- * @t: the table, whose number of entries is set
+ * @t: the table, whose number of entries and size are set
  * @prog: its program
  * @lay: the layout the helper replied, @len bytes with what follows it
  * @len: its length
@@ -327,7 +327,9 @@ int bpfilter_layout(struct bpfilter_table *t, struct bpf_prog *prog,
 		if (!size)
 			return -EPROTO;
 	}
-	if (len != sizeof(*lay) + lay->nslots * sizeof(u32) + lay->nops * size)
+	/* The entries as they read come last (see bpfilter_keep_view()). */
+	if (len != sizeof(*lay) + lay->nslots * sizeof(u32) + lay->nops * size +
+		   t->size)
 		return -EPROTO;
 	for (i = 0; i < lay->nslots; i++)
 		if (slot[i] >= map->max_entries)

@@ -9,18 +9,24 @@
 
 #include <linux/types.h>
 
-#define BPFILTER_PROTO_VERSION	5
+#define BPFILTER_PROTO_VERSION	6
 
 /* The largest request or reply: a table of about 300k simple rules. */
 #define BPFILTER_MAX_MSG	(64 << 20)
+/*
+ * The largest table the helper is sent: the reply to a replace it serves
+ * has the entries too, and four bytes more per entry (of 112 at least).
+ */
+#define BPFILTER_MAX_TABLE	(60 << 20)
 
 /**
  * enum bpfilter_msg_type - what the kernel asks of the helper
  * @BPFILTER_MSG_HELLO: forget every table; sent to each new helper before
  *	anything else, which answers -ESTALE to any other request until then
  * @BPFILTER_MSG_SET: a setsockopt; the request carries the caller's bytes
- * @BPFILTER_MSG_GET: a getsockopt; the request carries the header the
- *	kernel copied from the caller
+ * @BPFILTER_MSG_GET: IPT_SO_GET_REVISION_* of an extension the kernel
+ *	does not have; the request carries the caller's struct
+ *	xt_get_revision. (The kernel answers the other get options itself.)
  * @BPFILTER_MSG_LOAD: replay of a table the kernel kept (an IPT_SO_SET_REPLACE
  *	blob), after a helper restart
  * @BPFILTER_MSG_DROP: forget one table (its name follows the request)
@@ -130,9 +136,8 @@ struct bpfilter_check_entry {
  * @flags: BPFILTER_TABLE_*, after a change of a table
  * @ret: 0 or the helper's negative errno; the protocol version for HELLO;
  *	the getsockopt's return value for IPT_SO_GET_REVISION_*
- * @len: bytes that follow: struct ipt_getinfo or the entries (with zero
- *	counters: the kernel reads them from the program); after a replace
- *	the helper serves, struct bpfilter_layout
+ * @len: bytes that follow: after a replace the helper serves, struct
+ *	bpfilter_layout and what follows it
  * @prog_id: after a replace the helper serves, the id of the table's
  *	BPF_PROG_TYPE_NETFILTER program; the helper keeps it open until the
  *	table is replaced or dropped. Its maps are the counters, a per-CPU
@@ -152,7 +157,8 @@ struct bpfilter_reply {
 
 /**
  * struct bpfilter_layout - what follows the reply to a replace the helper
- *	serves: where the entries count, and how a program kept changes
+ *	serves: where the entries count, how a program kept changes, and
+ *	what the entries read as
  * @nslots: the entries of the table: as many __u32 follow, the index of
  *	each entry's counter in the program's counters map
  * @nops: struct bpfilter_map_op that follow the slots, changes of the
@@ -164,6 +170,11 @@ struct bpfilter_reply {
  *
  * Counters that keep their index keep counting; those of new entries
  * are new indices, zero until the kernel makes the changes.
+ *
+ * After the changes come the entries as IPT_SO_GET_ENTRIES returns them
+ * (each entry's comefrom set, counters zero): the kernel keeps them and
+ * answers the option itself, so that reading a table never waits for
+ * the helper.
  */
 struct bpfilter_layout {
 	__u32 nslots;

@@ -20,9 +20,6 @@
 
 #include "bpfilter.h"
 
-/* The entries of a table the helper serves: what is left of a message. */
-#define BPFILTER_MAX_TABLE	(BPFILTER_MAX_MSG - sizeof(struct bpfilter_req) - \
-				 sizeof(struct ipt_replace))
 /* x_tables.c's XT_MAX_TABLE_SIZE: ip_tables refuses larger with -ENOMEM. */
 #define BPFILTER_XT_MAX_TABLE	(512 * 1024 * 1024)
 
@@ -91,6 +88,12 @@ static struct bpfilter_table *bpfilter_table(struct bpfilter_net *bn, u8 pf,
 	return bn->filter[bpfilter_family(pf)];
 }
 
+/* The kernel's copy of @t: its header, followed by the entries. */
+static struct ipt_replace *bpfilter_table_repl(struct bpfilter_table *t)
+{
+	return (void *)((struct bpfilter_req *)t->req + 1);
+}
+
 static struct bpfilter_net *bpfilter_lock_net(struct sock *sk)
 {
 	struct bpfilter_net *bn = bpfilter_net(sock_net(sk));
@@ -123,11 +126,15 @@ static struct bpfilter_table *bpfilter_drop(struct sock *sk,
 		char name[XT_TABLE_MAXNAMELEN];
 	} drop = { .name = "filter" };
 	struct bpfilter_reply reply;
-	u64 gen = 0;
+	u64 gen;
 
 	bpfilter_req_init(&drop.req, sk, pf, 0, sizeof(drop.name), true);
-	bpfilter_call(BPFILTER_MSG_DROP, &drop, sizeof(drop), &reply,
-		      sizeof(reply), &gen);
+	if (bpfilter_call(bn, BPFILTER_MSG_DROP, &drop, sizeof(drop), &reply,
+			  sizeof(reply), &gen) < 0 || reply.ret < 0) {
+		/* The helper may keep the table: it gets ours again. */
+		bn->stale = true;
+		gen = BPFILTER_GEN_ANY;
+	}
 	return bpfilter_set_table(bn, bpfilter_family(pf), NULL, gen);
 }
 
@@ -312,7 +319,7 @@ void bpfilter_unload_net(struct bpfilter_net *bn)
 				       PF_INET, SOCK_DGRAM, IPPROTO_UDP, &sock);
 		if (err)
 			goto fail;
-		repl = (void *)((struct bpfilter_req *)t->req + 1);
+		repl = bpfilter_table_repl(t);
 		/* A replace that raced with us changes the number: again. */
 		for (try = 0; try < 2; try++) {
 			number = bpfilter_iptables_number(sock->sk, pf);
@@ -335,6 +342,22 @@ fail:
 		pr_crit("cannot give the %s filter table to ip_tables on unload: %d\n",
 			pf == NFPROTO_IPV6 ? "ipv6" : "ipv4", err);
 	}
+}
+
+/*
+ * @t's entries as they read, which end the helper's reply: kept apart
+ * from the caller's, which a replay sends, so that IPT_SO_GET_ENTRIES is
+ * answered without the helper (and whatever the helper sends, a new one
+ * starts from the caller's table).
+ */
+static int bpfilter_keep_view(struct bpfilter_table *t,
+			      const struct bpfilter_reply *reply)
+{
+	/* (bpfilter_layout() checked that the reply ends with them.) */
+	const void *view = (const void *)(reply + 1) + reply->len - t->size;
+
+	t->view = kvmemdup(view, t->size, GFP_KERNEL_ACCOUNT);
+	return t->view ? 0 : -ENOMEM;
 }
 
 /*
@@ -362,7 +385,8 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 
 	new->run = kzalloc_obj(*new->run, GFP_KERNEL_ACCOUNT);
 	if (!new->run) {
-		bpfilter_resync();
+		/* The helper has the new table, the kernel the old one. */
+		bn->stale = true;
 		return -ENOMEM;
 	}
 	prog = bpfilter_prog_get(reply->prog_id);
@@ -378,6 +402,8 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	err = bpfilter_layout(new, prog, lay, reply->len);
 	if (!err && lay->nops && !kept)
 		err = -EPROTO;
+	if (!err)
+		err = bpfilter_keep_view(new, reply);
 	if (err == -EPROTO)
 		bpfilter_broken();
 	if (!err)
@@ -390,8 +416,7 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 		err = bpfilter_hold(bn, family, new, reply->flags);
 	if (err) {
 		bpf_prog_put(prog);
-		/* The helper has the new table, the kernel the old one. */
-		bpfilter_resync();
+		bn->stale = true;
 		return err;
 	}
 
@@ -402,7 +427,7 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 		if (err) {
 			/* The caller frees @new, and puts the program. */
 			bpfilter_unhold(bn, family, new);
-			bpfilter_resync();
+			bn->stale = true;
 			return err;
 		}
 	}
@@ -436,21 +461,32 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 
 /*
  * Room for the reply to a replace: struct bpfilter_layout, a counter
- * index per entry, the changes of a map; or struct bpfilter_check and
- * an entry to check per entry. (The helper refuses a table with more
- * entries than its bytes can have.)
+ * index per entry, the changes of a map and the entries as they read; or
+ * struct bpfilter_check and an entry to check per entry. (The helper
+ * refuses a table with more entries than its bytes can have.)
  */
 static size_t bpfilter_reply_size(const struct ipt_replace *repl)
 {
 	size_t entries = min_t(size_t, repl->num_entries,
 			       repl->size / sizeof(struct ipt_entry));
 
-	static_assert(sizeof(struct bpfilter_check) <=
-		      sizeof(struct bpfilter_layout));
-	return sizeof(struct bpfilter_reply) + sizeof(struct bpfilter_layout) +
-	       entries * sizeof(struct bpfilter_check_entry) +
-	       BPFILTER_MAX_OPS * BPFILTER_MAX_OP_SIZE;
+	return sizeof(struct bpfilter_reply) +
+	       max(sizeof(struct bpfilter_layout) + entries * sizeof(u32) +
+		   BPFILTER_MAX_OPS * BPFILTER_MAX_OP_SIZE + repl->size,
+		   sizeof(struct bpfilter_check) +
+		   entries * sizeof(struct bpfilter_check_entry));
 }
+
+/* The largest table and either reply to it fit in a message. */
+static_assert(sizeof(struct bpfilter_req) + sizeof(struct ipt_replace) +
+	      BPFILTER_MAX_TABLE <= BPFILTER_MAX_MSG);
+static_assert(sizeof(struct bpfilter_reply) + sizeof(struct bpfilter_layout) +
+	      BPFILTER_MAX_TABLE / sizeof(struct ipt_entry) * sizeof(u32) +
+	      BPFILTER_MAX_OPS * BPFILTER_MAX_OP_SIZE + BPFILTER_MAX_TABLE <=
+	      BPFILTER_MAX_MSG);
+static_assert(sizeof(struct bpfilter_reply) + sizeof(struct bpfilter_check) +
+	      BPFILTER_MAX_TABLE / sizeof(struct ipt_entry) *
+	      sizeof(struct bpfilter_check_entry) <= BPFILTER_MAX_MSG);
 
 /*
  * Whether bpfilter runs the kernel's matches and targets that its helper
@@ -483,7 +519,8 @@ static int bpfilter_check_xt(struct bpfilter_net *bn, u8 pf,
 	if (err)
 		return err;
 	req->flags |= BPFILTER_REQ_CHECKED;
-	err = bpfilter_call(BPFILTER_MSG_SET, req, new->len, reply, size, gen);
+	err = bpfilter_call(bn, BPFILTER_MSG_SET, req, new->len, reply, size,
+			    gen);
 	req->flags &= ~BPFILTER_REQ_CHECKED;
 	if (err >= 0 && reply->ret >= 0 && reply->action == BPFILTER_CHECK) {
 		/* It was answered: asking again is not the protocol. */
@@ -521,7 +558,7 @@ static int bpfilter_replace_filter(struct sock *sk, struct bpfilter_net *bn,
 			  repl->size, t);
 	if (!READ_ONCE(bpfilter_bridge))
 		req->flags |= BPFILTER_REQ_NOXT;
-	err = bpfilter_call(BPFILTER_MSG_SET, req, new->len, reply, size,
+	err = bpfilter_call(bn, BPFILTER_MSG_SET, req, new->len, reply, size,
 			    &gen);
 	if (err >= 0 && reply->ret >= 0 && reply->action == BPFILTER_CHECK)
 		err = bpfilter_check_xt(bn, pf, new, reply, size, &gen);
@@ -597,7 +634,7 @@ static int bpfilter_replace(struct sock *sk, u8 pf, sockptr_t optval,
 		err = bpfilter_iptables_replace(sk, pf, repl);
 	} else if (tmp.size > BPFILTER_MAX_TABLE) {
 		/* Handing it over would need the helper's old counters. */
-		net_warn_ratelimited("bpfilter: table of more than %zu bytes\n",
+		net_warn_ratelimited("bpfilter: table of more than %d bytes\n",
 				     BPFILTER_MAX_TABLE);
 		err = -ENOMEM;
 	} else {
@@ -725,21 +762,45 @@ int bpfilter_setsockopt_ops(struct sock *sk, u8 pf, int optname,
 }
 
 /*
- * A get option for the filter table the helper serves: the request is
- * @hdr, the reply's bytes go to @dst. ip_tables serves the other tables.
+ * get_info() of @t into @info, zeroed: the hooks that are not the table's
+ * have no entry (translate_table() leaves them at 0xFFFFFFFF).
+ */
+static void bpfilter_get_info(struct bpfilter_table *t, u8 pf,
+			      struct ipt_getinfo *info)
+{
+	const struct xt_table *table = &bpfilter_filter[bpfilter_family(pf)];
+	const struct ipt_replace *repl = bpfilter_table_repl(t);
+	unsigned int h;
+
+	strscpy(info->name, table->name, sizeof(info->name));
+	info->valid_hooks = table->valid_hooks;
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		bool valid = table->valid_hooks & BIT(h);
+
+		info->hook_entry[h] = valid ? repl->hook_entry[h] : 0xFFFFFFFF;
+		info->underflow[h] = valid ? repl->underflow[h] : 0xFFFFFFFF;
+	}
+	info->num_entries = t->number;
+	info->size = t->size;
+}
+
+/*
+ * A get option for the filter table the helper serves, answered from the
+ * kernel's copy as get_info() and get_entries() answer it, without the
+ * helper: listing a table never waits for a compilation, and waits for a
+ * change of its own namespace's table only. @hdr is the caller's header,
+ * the bytes go to @dst. ip_tables serves the other tables.
  */
 static int bpfilter_get_table(struct sock *sk, u8 pf, int optname,
 			      char __user *optval, int *optlen,
-			      const void *hdr, size_t hdr_len,
-			      void __user *dst)
+			      const void *hdr, void __user *dst)
 {
 	const char *name = hdr;	/* every header starts with the table name */
-	struct bpfilter_reply *reply = NULL;
-	struct bpfilter_req *req = NULL;
 	struct bpfilter_table *t;
 	struct bpfilter_net *bn;
-	size_t size = 0;
-	int err;
+	void *buf = NULL;
+	size_t size;
+	int err = 0;
 
 	bn = bpfilter_lock_net(sk);
 	t = bpfilter_table(bn, pf, name);
@@ -759,33 +820,24 @@ static int bpfilter_get_table(struct sock *sk, u8 pf, int optname,
 	} else {
 		size = sizeof(struct ipt_getinfo);
 	}
-
-	err = -ENOMEM;
-	req = kmalloc(sizeof(*req) + hdr_len, GFP_KERNEL_ACCOUNT);
-	reply = kvmalloc(sizeof(*reply) + size, GFP_KERNEL_ACCOUNT);
-	if (!req || !reply)
+	buf = kvzalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!buf) {
+		err = -ENOMEM;
 		goto out_unlock;
-	bpfilter_req_init(req, sk, pf, optname, *optlen, true);
-	memcpy(req + 1, hdr, hdr_len);
-	err = bpfilter_call(BPFILTER_MSG_GET, req, sizeof(*req) + hdr_len,
-			    reply, sizeof(*reply) + size, NULL);
-	if (err >= 0 && reply->ret < 0)
-		err = reply->ret;
-	else if (err >= 0 && reply->len != size)
-		bpfilter_broken();
-	if (err >= 0)
-		err = reply->len != size ? -EPROTO : 0;
-	if (!err && optname == IPT_SO_GET_ENTRIES) {
-		bpfilter_xt_to_user(t->xt, reply + 1, size);
-		bpfilter_entry_counters(t, bpfilter_family(pf), reply + 1);
+	}
+	if (optname == IPT_SO_GET_ENTRIES) {
+		memcpy(buf, t->view, size);
+		bpfilter_xt_to_user(t->xt, buf, size);
+		bpfilter_entry_counters(t, bpfilter_family(pf), buf);
+	} else {
+		bpfilter_get_info(t, pf, buf);
 	}
 out_unlock:
-	/* The reply is ours: a slow user buffer holds up no one else. */
+	/* The copy is ours: a slow user buffer holds up no one else. */
 	mutex_unlock(&bn->lock);
-	if (!err && copy_to_user(dst, reply + 1, size))
+	if (!err && copy_to_user(dst, buf, size))
 		err = -EFAULT;
-	kvfree(reply);
-	kfree(req);
+	kvfree(buf);
 	return err;
 }
 
@@ -822,8 +874,9 @@ static int bpfilter_get_revision(struct sock *sk, u8 pf, int optname,
 
 	bpfilter_req_init(&msg.req, sk, pf, cmd, *optlen, false);
 	/* Not sizeof(msg): the helper wants no padding after the name. */
-	err = bpfilter_call(BPFILTER_MSG_GET, &msg, offsetofend(typeof(msg), rev),
-			    &reply, sizeof(reply), NULL);
+	err = bpfilter_call(NULL, BPFILTER_MSG_GET, &msg,
+			    offsetofend(typeof(msg), rev), &reply, sizeof(reply),
+			    NULL);
 	if (err < 0 || reply.action == BPFILTER_FALLBACK)
 		return -ENOENT;
 	return reply.ret;
@@ -863,8 +916,7 @@ int bpfilter_getsockopt_ops(struct sock *sk, u8 pf, int optname,
 			return -EFAULT;
 		info.name[sizeof(info.name) - 1] = '\0';
 		return bpfilter_get_table(sk, pf, optname, optval, optlen,
-					  info.name, sizeof(info.name),
-					  optval);
+					  info.name, optval);
 	case IPT_SO_GET_ENTRIES:
 		if (*optlen < sizeof(get))
 			return -EINVAL;
@@ -874,7 +926,7 @@ int bpfilter_getsockopt_ops(struct sock *sk, u8 pf, int optname,
 			return -EINVAL;
 		get.name[sizeof(get.name) - 1] = '\0';
 		return bpfilter_get_table(sk, pf, optname, optval, optlen,
-					  &get, sizeof(get), uget->entrytable);
+					  &get, uget->entrytable);
 	case IPT_SO_GET_REVISION_MATCH:
 	case IPT_SO_GET_REVISION_TARGET:
 		return bpfilter_get_revision(sk, pf, optname, cmd, optval,

@@ -2,9 +2,9 @@
 /*
  * The tables the helper serves, per network namespace (named by its
  * cookie) and family: validated entries, as IPT_SO_GET_ENTRIES returns
- * them, and the program compiled from them, which the helper keeps open
- * for the kernel to find by id. The kernel runs the program and keeps
- * its counters.
+ * them (the kernel keeps a copy and answers it), and the program
+ * compiled from them, which the helper keeps open for the kernel to find
+ * by id. The kernel runs the program and keeps its counters.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -182,7 +182,7 @@ static int bf_compile(struct bf_table *t, struct bf_table *old, bool checked)
 
 	err = bf_ir_build_xt(t->family, t->entries, &t->info, checked, &ir);
 	if (err)
-		return err;
+		goto out;
 	if (old && old->prog.prog_fd >= 0)
 		from = bf_entries_from(t->family, old->entries, &old->info,
 				       t->entries, &t->info);
@@ -191,6 +191,7 @@ static int bf_compile(struct bf_table *t, struct bf_table *old, bool checked)
 	t->nxt = ir.nxt;
 	t->nxt_targets = ir.nxt_targets;
 	free(from);
+out:
 	bf_ir_free(&ir);
 	return err;
 }
@@ -220,24 +221,35 @@ static int bf_put_check(const struct bf_kernel *k, int err,
 	return 0;
 }
 
-/* struct bpfilter_layout: the counter of each entry, the map's changes. */
-static int bf_put_layout(const struct bf_prog *prog, unsigned int nxt,
-			 unsigned int nxt_targets, struct bf_out *out)
+/*
+ * struct bpfilter_layout: the counter of each entry, the map's changes;
+ * then the entries as IPT_SO_GET_ENTRIES returns them but the counters,
+ * which the kernel keeps to answer it without asking the helper.
+ */
+static int bf_put_layout(const struct bf_table *t, struct bf_out *out)
 {
+	const struct bf_prog *prog = &t->prog;
 	size_t slots = prog->nslots * sizeof(*prog->slot);
 	size_t ops = prog->nops * sizeof(*prog->ops);
 	struct bpfilter_layout *lay = out->data;
+	char *p = (char *)(lay + 1);
 
-	if (out->room < sizeof(*lay) + slots + ops)
+	if (out->room < sizeof(*lay) + slots + ops + t->info.size)
 		return -EMSGSIZE;
 	memset(lay, 0, sizeof(*lay));
 	lay->nslots = prog->nslots;
 	lay->nops = prog->nops;
-	lay->nxt = nxt;
-	lay->nxt_targets = nxt_targets;
-	memcpy(lay + 1, prog->slot, slots);
-	memcpy((char *)(lay + 1) + slots, prog->ops, ops);
-	out->reply->len = sizeof(*lay) + slots + ops;
+	lay->nxt = t->nxt;
+	lay->nxt_targets = t->nxt_targets;
+	memcpy(p, prog->slot, slots);
+	p += slots;
+	/* (No changes, no array: memcpy() wants a pointer all the same.) */
+	if (ops)
+		memcpy(p, prog->ops, ops);
+	p += ops;
+	memcpy(p, t->entries, t->info.size);
+	p += t->info.size;
+	out->reply->len = p - (char *)lay;
 	return 0;
 }
 
@@ -280,8 +292,7 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 	if (t) {
 		err = bf_compile(t, *p, req->flags & BPFILTER_REQ_CHECKED);
 		if (!err)
-			err = bf_put_layout(&t->prog, t->nxt, t->nxt_targets,
-					    out);
+			err = bf_put_layout(t, out);
 		if (err) {
 			bf_free(t);
 			t = NULL;
@@ -317,37 +328,6 @@ int bf_table_set(const struct bpfilter_req *req, const void *data,
 	}
 }
 
-static int bf_get_info(const struct bf_table *t, struct bf_out *out)
-{
-	struct ipt_getinfo *info = out->data;
-
-	if (out->room < sizeof(*info))
-		return -EMSGSIZE;
-	memset(info, 0, sizeof(*info));
-	memcpy(info->name, t->name, sizeof(info->name));
-	info->valid_hooks = t->info.valid_hooks;
-	memcpy(info->hook_entry, t->info.hook_entry, sizeof(info->hook_entry));
-	memcpy(info->underflow, t->info.underflow, sizeof(info->underflow));
-	info->num_entries = t->info.number;
-	info->size = t->info.size;
-	out->reply->len = sizeof(*info);
-	return 0;
-}
-
-/* The entries, as copy_entries_to_user() writes them but the counters. */
-static int bf_get_entries(const struct bf_table *t,
-			  const struct ipt_get_entries *get,
-			  struct bf_out *out)
-{
-	if (get->size != t->info.size)
-		return -EAGAIN;
-	if (out->room < t->info.size)
-		return -EMSGSIZE;
-	memcpy(out->data, t->entries, t->info.size);
-	out->reply->len = t->info.size;
-	return 0;
-}
-
 static int bf_get_revision(const struct bpfilter_req *req, const void *data,
 			   size_t len, struct bf_out *out)
 {
@@ -366,29 +346,14 @@ static int bf_get_revision(const struct bpfilter_req *req, const void *data,
 	return 0;
 }
 
+/* The kernel answers the other get options from its own copy. */
 int bf_table_get(const struct bpfilter_req *req, const void *data,
 		 size_t len, struct bf_out *out)
 {
-	const struct bf_table *t;
-
 	if (req->cmd == IPT_SO_GET_REVISION_MATCH ||
 	    req->cmd == IPT_SO_GET_REVISION_TARGET)
 		return bf_get_revision(req, data, len, out);
-	if (len < XT_TABLE_MAXNAMELEN)
-		return -EINVAL;
-	t = *bf_find(req->net_cookie, req->family, data);
-	if (!t)
-		return -ENOENT;
-	switch (req->cmd) {
-	case IPT_SO_GET_INFO:
-		return bf_get_info(t, out);
-	case IPT_SO_GET_ENTRIES:
-		if (len < sizeof(struct ipt_get_entries))
-			return -EINVAL;
-		return bf_get_entries(t, data, out);
-	default:
-		return -EINVAL;
-	}
+	return -EINVAL;
 }
 
 /* A table the kernel kept, given again to a restarted helper. */

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # One namespace's request to bpfilter's helper must not hold up another
-# namespace. The helper is stopped (SIGSTOP) while namespace a's replace
-# waits for it, as a long compilation would keep it busy. Meanwhile:
+# namespace. First, with the helper stopped (SIGSTOP) as a long
+# compilation would keep it busy, namespace d lists its tables, IPv4 and
+# IPv6, with iptables-save -c: listing must not wait for the helper, and
+# reads what it read before. Then the helper is stopped while namespace
+# a's replace waits for it. Meanwhile:
 # - namespace b, which has a table, is deleted: its exit, which runs
 #   under pernet_ops_rwsem, must not wait for the helper (b's table lets
 #   go of the module), and a module with pernet operations must load
@@ -11,11 +14,19 @@
 # - a replace of namespace c, waiting for a's to finish, is killed with
 #   SIGKILL: it must go at once, and change nothing.
 # Then the helper goes on, and a's replace is in force.
+#
+# Last, namespace f's replace is killed while it waits for the stopped
+# helper, which may or may not have taken it: the helper must get f's
+# tables again before f's next request, and no other namespace's. e's
+# table keeps its program across a change by one rule (only its
+# classifier's map changes); had the helper been given every table again,
+# e's next change would load a new program.
 
 source ../net/lib.sh
 source ./iptables_lib.sh
 
-need_tools iptables-legacy iptables-legacy-save ip modprobe pgrep
+need_tools iptables-legacy iptables-legacy-save ip6tables-legacy \
+	ip6tables-legacy-save iptables-legacy-restore ip modprobe pgrep cmp
 
 # How long a process is given to get somewhere, in seconds: the helper
 # stays stopped for a few times that at most, below the module's 120 s
@@ -35,7 +46,7 @@ cleanup()
 }
 trap cleanup EXIT
 
-setup_ns a b c || exit "$ksft_skip"
+setup_ns a b c d e f || exit "$ksft_skip"
 detect_mode "$a"
 if [ "$mode" != bpfilter ]; then
 	skip "the isolation of bpfilter's helper: bpfilter not loaded"
@@ -50,6 +61,22 @@ ipt()
 
 	shift
 	XTABLES_LOCKFILE=$tmp/lock.$ns ip netns exec "$ns" iptables-legacy "$@"
+}
+
+# ip6t NS ARGS...: the same with ip6tables-legacy.
+ip6t()
+{
+	local ns=$1
+
+	shift
+	XTABLES_LOCKFILE=$tmp/lock.$ns ip netns exec "$ns" ip6tables-legacy "$@"
+}
+
+# save_bg NS IPT FILE: IPT-save -c of NS into FILE in the background.
+save_bg()
+{
+	XTABLES_LOCKFILE=$tmp/lock.$1 ip netns exec "$1" "$2-save" -c |
+		grep -v '^#' >"$3" &
 }
 
 # ipt_bg NS ARGS...: the same in the background, $! its pid (ip execs
@@ -72,6 +99,23 @@ has_rule()
 not()
 {
 	! "$@"
+}
+
+# prog NS: the id of NS's IPv4 program.
+prog()
+{
+	bpfilter_line "$1" ipv4 | sed -n 's/.* prog=\([0-9]*\) .*/\1/p'
+}
+
+# same_prog NS ID: NS's IPv4 program is still ID.
+same_prog()
+{
+	local now
+
+	now=$(prog "$1")
+	[ "$now" = "$2" ] && return 0
+	echo "program $2 is now ${now:-gone}"
+	return 1
 }
 
 # gone PID: wait up to $WAIT s for PID to exit; true if it did.
@@ -128,6 +172,43 @@ for m in xt_recent xt_hashlimit; do
 	fi
 done
 
+check "d has a table of bpfilter's" ipt "$d" -A INPUT -s 192.0.2.4 -j DROP
+check "d has an IPv6 table of bpfilter's" \
+	ip6t "$d" -A INPUT -s 2001:db8::4 -j DROP
+check_owned "d's table is bpfilter's" "$d" ipv4 5
+check_owned "d's IPv6 table is bpfilter's" "$d" ipv6 5
+save_bg "$d" iptables-legacy "$tmp/d4.before"
+save_bg "$d" ip6tables-legacy "$tmp/d6.before"
+wait
+# d's tables, not in their initial state, hold a reference on the module.
+refs=$(cat /sys/module/bpfilter/refcnt)
+
+stopped=$(helper_pids | xargs)
+if [ -z "$stopped" ]; then
+	echo "FAIL: no helper process"
+	exit 1
+fi
+kill -STOP $stopped
+save_bg "$d" iptables-legacy "$tmp/d4.during"
+pd=$!
+check "d's iptables-save does not wait for the helper" gone "$pd"
+check "d's IPv4 table reads as before" cmp "$tmp/d4.before" "$tmp/d4.during"
+save_bg "$d" ip6tables-legacy "$tmp/d6.during"
+pd=$!
+check "d's ip6tables-save does not wait for the helper" gone "$pd"
+check "d's IPv6 table reads as before" cmp "$tmp/d6.before" "$tmp/d6.during"
+check "d's IPv4 rule is listed" \
+	grep -qx -- "\[0:0\] -A INPUT -s 192.0.2.4/32 -j DROP" "$tmp/d4.during"
+check "d's IPv6 rule is listed" \
+	grep -qx -- "\[0:0\] -A INPUT -s 2001:db8::4/128 -j DROP" "$tmp/d6.during"
+
+kill -CONT $stopped
+stopped=""
+# d goes, and its tables' reference on the module with it.
+ip netns del "$d"
+check "d's exit lets go of the module" \
+	below /sys/module/bpfilter/refcnt "$refs"
+
 check "b has a table of bpfilter's" ipt "$b" -A INPUT -s 192.0.2.1 -j DROP
 check_owned "b's table is bpfilter's" "$b" ipv4 5
 
@@ -175,5 +256,43 @@ check "c's killed replace changed nothing" \
 check_not_owned "c's table is still ip_tables'" "$c" ipv4
 check "c's replace works after" ipt "$c" -A INPUT -s 192.0.2.3 -j DROP
 check_owned "c's table is bpfilter's" "$c" ipv4 5
+
+# e: a classified run of 20 rules, the last of which a change by one rule
+# follows.
+{
+	echo "*filter"
+	for i in $(seq 1 20); do
+		echo "-A INPUT -s 198.51.100.$i/32 -j DROP"
+	done
+	echo "COMMIT"
+} | XTABLES_LOCKFILE=$tmp/lock.$e ip netns exec "$e" iptables-legacy-restore
+check_owned "e's table is bpfilter's" "$e" ipv4 24
+pe=$(prog "$e")
+check "e's change by one rule" ipt "$e" -A INPUT -s 198.51.100.21 -j DROP
+check "e's change kept its program" same_prog "$e" "$pe"
+check "f has a table of bpfilter's" ipt "$f" -A INPUT -s 192.0.2.5 -j DROP
+
+stopped=$(helper_pids | xargs)
+kill -STOP $stopped
+ipt_bg "$f" -A INPUT -s 192.0.2.6 -j DROP
+pf=$!
+check "f's replace waits for the stopped helper" blocked "$pf"
+kill -KILL "$pf"
+check "f's replace dies at SIGKILL" gone "$pf"
+kill -CONT $stopped
+stopped=""
+
+check "e's next change by one rule" \
+	ipt "$e" -A INPUT -s 198.51.100.22 -j DROP
+check "e's next change kept its program: no replay of every table" \
+	same_prog "$e" "$pe"
+check "f's killed replace changed nothing" \
+	not has_rule "$f" "-A INPUT -s 192.0.2.6/32 -j DROP"
+check "f's replace works after" ipt "$f" -A INPUT -s 192.0.2.6 -j DROP
+check "f's table has both rules" \
+	has_rule "$f" "-A INPUT -s 192.0.2.5/32 -j DROP"
+check "f's table has both rules, the new one too" \
+	has_rule "$f" "-A INPUT -s 192.0.2.6/32 -j DROP"
+check_owned "f's table is bpfilter's" "$f" ipv4 6
 
 exit $ret

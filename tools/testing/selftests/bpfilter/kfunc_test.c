@@ -7,6 +7,11 @@
  * calling kfuncs that every program may call loads. That the helper's
  * own programs may call them is tested by iptables_rules.sh (LOG and
  * REJECT rules served by bpfilter).
+ *
+ * Root may still run the helper's programs with BPF_PROG_TEST_RUN, out
+ * of any hook, with a hook state of its own and no namespace or devices
+ * in it: the kfuncs must refuse to run the kernel's extensions there, and
+ * the program then drops the packet.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,10 +20,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
 #include <linux/btf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netfilter.h>
 
 #include "../kselftest_harness.h"
 
@@ -314,6 +325,210 @@ TEST_F(kfunc, module_kfuncs_refused)
 			 "calling kernel function %s is not allowed", names[i]);
 		EXPECT_NE(NULL, strstr(self->log, want)) TH_LOG("%s", self->log);
 	}
+}
+
+/* The name of program @id if it is a netfilter program, else "". */
+static void prog_name(__u32 id, char name[BPF_OBJ_NAME_LEN])
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+	int fd;
+
+	name[0] = '\0';
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_id = id;
+	fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &attr);
+	if (fd < 0)
+		return;
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (__u64)(unsigned long)&info;
+	if (!sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) &&
+	    info.type == BPF_PROG_TYPE_NETFILTER)
+		memcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	close(fd);
+}
+
+/* The id of the program after @id, 0 if none. */
+static __u32 next_prog(__u32 id)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.start_id = id;
+	return sys_bpf(BPF_PROG_GET_NEXT_ID, &attr) ? 0 : attr.next_id;
+}
+
+/*
+ * The highest id of a netfilter program named @name, 0 if none; with
+ * @name NULL, the highest id of any program.
+ */
+static __u32 last_prog(const char *name)
+{
+	char buf[BPF_OBJ_NAME_LEN];
+	__u32 id, last = 0;
+
+	for (id = next_prog(0); id; id = next_prog(id)) {
+		if (name)
+			prog_name(id, buf);
+		if (!name || !strcmp(buf, name))
+			last = id;
+	}
+	return last;
+}
+
+/* The hook state BPF_PROG_TEST_RUN takes from the caller: hook, family. */
+struct test_state {
+	__u8 hook;
+	__u8 pf;
+};
+
+/*
+ * Runs program @id once on a UDP packet of @pf at @hook: an Ethernet
+ * frame but at LOCAL_OUT, as BPF_PROG_TEST_RUN wants. Returns the
+ * syscall's result, the program's verdict in @retval.
+ */
+static int test_run(__u32 id, __u8 pf, __u8 hook, __u32 *retval)
+{
+	unsigned char pkt[ETH_HLEN + sizeof(struct ipv6hdr) + 8] = {};
+	struct test_state state = { .hook = hook, .pf = pf };
+	unsigned char *l3 = pkt + ETH_HLEN;
+	struct ethhdr *eth = (void *)pkt;
+	size_t len = ETH_HLEN + 8;
+	union bpf_attr attr;
+	int fd, err;
+
+	if (pf == NFPROTO_IPV4) {
+		struct iphdr *ip = (void *)l3;
+
+		eth->h_proto = htons(ETH_P_IP);
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->ttl = 64;
+		ip->protocol = IPPROTO_UDP;
+		ip->tot_len = htons(sizeof(*ip) + 8);
+		ip->saddr = htonl(0xc0000201);
+		ip->daddr = htonl(0xc0000202);
+		len += sizeof(*ip);
+	} else {
+		struct ipv6hdr *ip6 = (void *)l3;
+
+		eth->h_proto = htons(ETH_P_IPV6);
+		ip6->version = 6;
+		ip6->hop_limit = 64;
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->payload_len = htons(8);
+		ip6->saddr.s6_addr[15] = 1;
+		ip6->daddr.s6_addr[15] = 2;
+		len += sizeof(*ip6);
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_id = id;
+	fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &attr);
+	if (fd < 0)
+		return -errno;
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = fd;
+	attr.test.data_in = (__u64)(unsigned long)pkt;
+	attr.test.data_size_in = len;
+	if (hook == NF_INET_LOCAL_OUT) {
+		attr.test.data_in += ETH_HLEN;
+		attr.test.data_size_in -= ETH_HLEN;
+	}
+	attr.test.ctx_in = (__u64)(unsigned long)&state;
+	attr.test.ctx_size_in = sizeof(state);
+	err = sys_bpf(BPF_PROG_TEST_RUN, &attr) ? -errno : 0;
+	*retval = attr.test.retval;
+	close(fd);
+	return err;
+}
+
+/* Gives @rules to @restore; returns its exit status. */
+static int restore(const char *restore, const char *rules)
+{
+	FILE *f = popen(restore, "w");
+
+	if (!f)
+		return -1;
+	fputs(rules, f);
+	return pclose(f);
+}
+
+/*
+ * A table whose every chain starts with a kernel extension that matches
+ * or takes any packet (limit, LOG): under BPF_PROG_TEST_RUN the kfunc
+ * refuses to run it and the program drops, at every filter hook (at the
+ * others the program runs all the same). The control: a table with no
+ * kernel extension accepts the same packet at LOCAL_IN. Then every other
+ * program of bpfilter's there is runs at every hook.
+ */
+TEST_F(kfunc, helper_programs_test_run)
+{
+	static const char rules[] =
+		"*filter\n"
+		"-A INPUT -m limit --limit 100/sec -j ACCEPT\n"
+		"-A FORWARD -m limit --limit 100/sec -j ACCEPT\n"
+		"-A OUTPUT -j LOG\n"
+		"COMMIT\n";
+	static const struct {
+		const char *restore, *name, *control;
+		__u8 pf;
+	} fam[] = {
+		{ "iptables-legacy-restore", "bpfilter_ipv4",
+		  "*filter\n-A INPUT -s 198.51.100.1/32 -j DROP\nCOMMIT\n",
+		  NFPROTO_IPV4 },
+		{ "ip6tables-legacy-restore", "bpfilter_ipv6",
+		  "*filter\n-A INPUT -s 2001:db8::99/128 -j DROP\nCOMMIT\n",
+		  NFPROTO_IPV6 },
+	};
+	unsigned int i, hook, runs = 0;
+	__u32 before, id, control, retval;
+	int err;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	before = last_prog(NULL);
+	for (i = 0; i < ARRAY_SIZE(fam); i++) {
+		ASSERT_EQ(0, restore(fam[i].restore, rules));
+		id = last_prog(fam[i].name);
+		ASSERT_LT(before, id)
+			TH_LOG("no new program %s: not served by bpfilter?",
+			       fam[i].name);
+		for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
+			err = test_run(id, fam[i].pf, hook, &retval);
+			ASSERT_EQ(0, err) TH_LOG("%s, hook %u", fam[i].name, hook);
+			if (hook == NF_INET_LOCAL_IN || hook == NF_INET_FORWARD ||
+			    hook == NF_INET_LOCAL_OUT)
+				EXPECT_EQ(NF_DROP, retval)
+					TH_LOG("%s, hook %u", fam[i].name, hook);
+		}
+
+		ASSERT_EQ(0, restore(fam[i].restore, fam[i].control));
+		control = last_prog(fam[i].name);
+		ASSERT_LT(id, control);
+		ASSERT_EQ(0, test_run(control, fam[i].pf, NF_INET_LOCAL_IN,
+				      &retval));
+		EXPECT_EQ(NF_ACCEPT, retval) TH_LOG("%s", fam[i].name);
+	}
+
+	/* Every program of bpfilter's, of any namespace, at every hook. */
+	for (id = next_prog(0); id; id = next_prog(id)) {
+		char name[BPF_OBJ_NAME_LEN];
+
+		prog_name(id, name);
+		for (i = 0; i < ARRAY_SIZE(fam); i++) {
+			if (strcmp(name, fam[i].name))
+				continue;
+			for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
+				err = test_run(id, fam[i].pf, hook, &retval);
+				EXPECT_EQ(0, err) TH_LOG("%s, hook %u", name, hook);
+				EXPECT_GE(NF_ACCEPT, retval);
+				runs++;
+			}
+		}
+	}
+	EXPECT_LE(2 * NF_INET_NUMHOOKS, runs);
 }
 
 TEST_HARNESS_MAIN
