@@ -8,7 +8,9 @@
  * Behind them run the validator, the IR, the classifier, the code
  * generator, the update of a kept program and the loader: programs are
  * loaded by the host's kernel (run it as root, in a network namespace of
- * its own). A reply the module would call a protocol error aborts.
+ * its own). A reply that breaks what the module checks of it aborts: its
+ * room, errno and action, a layout's length, counters and changes (but
+ * those of a CHECK, which is never asked for: no kernel match here).
  *
  * Input: a control byte, then one or two blobs, each a family byte, a
  * struct ipt_replace and its entries (repl.size, cut to what is left).
@@ -81,21 +83,44 @@ static struct bpfilter_req *request(__u64 cookie, __u8 family, __u32 cmd,
 	return req;
 }
 
+/* The program each namespace's table has in the helper, 0 for none. */
+static __u32 prog_of[3];
+/* What the last replace served left: changes of a kept program. */
+static bool last_kept;
+
+/* The room bpfilter_reply_size() makes for a replace's reply. */
+static size_t reply_room(const struct ipt_replace *repl)
+{
+	size_t entries = repl->num_entries;
+	size_t layout, check;
+
+	if (entries > repl->size / sizeof(struct ipt_entry))
+		entries = repl->size / sizeof(struct ipt_entry);
+	layout = sizeof(struct bpfilter_layout) + entries * sizeof(__u32) +
+		 BPFILTER_MAX_OPS * BPFILTER_MAX_OP_SIZE + repl->size;
+	check = sizeof(struct bpfilter_check) +
+		entries * sizeof(struct bpfilter_check_entry);
+	return layout > check ? layout : check;
+}
+
 /*
  * What bpfilter_install() and bpfilter_layout() check of a served
- * replace: the layout, the counters of every entry, the changes, then
- * the entries as they read.
+ * replace in namespace @cookie: the layout, a counter for every entry,
+ * changes only of the program the namespace had, then the entries as
+ * they read.
  */
 static void check_layout(const struct bpfilter_reply *reply,
-			 const struct ipt_replace *repl)
+			 const struct ipt_replace *repl, __u64 cookie)
 {
 	const struct bpfilter_layout *lay = (const void *)(reply + 1);
 	const __u32 *slot = (const void *)(lay + 1);
+	const struct bf_map_op *op;
 	size_t want;
 	__u32 i;
 
+	/* Nothing was CHECKED: no kernel match or target to call. */
 	if (reply->len < sizeof(*lay) || lay->nslots != repl->num_entries ||
-	    lay->nops > BPFILTER_MAX_OPS)
+	    lay->nops > BPFILTER_MAX_OPS || lay->nxt || lay->nxt_targets)
 		abort();
 	want = sizeof(*lay) + lay->nslots * sizeof(__u32) +
 	       lay->nops * sizeof(struct bf_map_op) + repl->size;
@@ -105,34 +130,53 @@ static void check_layout(const struct bpfilter_reply *reply,
 	for (i = 1; i < lay->nslots; i++)
 		if (slot[i] == slot[i - 1])
 			abort();
+	op = (const void *)(slot + lay->nslots);
+	for (i = 0; i < lay->nops; i++)
+		if (op[i].reserved ||
+		    op[i].flags & ~(BPFILTER_OP_DELETE | BPFILTER_OP_OLD))
+			abort();
+	last_kept = reply->prog_id == prog_of[cookie];
+	if (lay->nops && !last_kept)
+		abort();
+	prog_of[cookie] = reply->prog_id;
 }
 
 /*
- * Sends a request to @fn as main.c does; for a served replace, checks
- * the reply as the module would. Returns the helper's answer: its errno,
- * or the reply's action.
+ * Sends a request to @fn as main.c does, with the room the module makes
+ * for its reply, and checks the reply as the module does. Returns the
+ * helper's answer: its errno, or the reply's action.
  */
 static int serve(int (*fn)(const struct bpfilter_req *, const void *,
 			   size_t, struct bf_out *),
 		 struct bpfilter_req *req)
 {
+	const struct ipt_replace *repl = (const void *)(req + 1);
+	bool set = fn == bf_table_set && req->cmd == IPT_SO_SET_REPLACE;
 	struct bf_out out = {
 		.reply = (struct bpfilter_reply *)buf,
 		.data = buf + sizeof(struct bpfilter_reply),
-		.room = buf_size - sizeof(struct bpfilter_reply),
+		.room = set ? reply_room(repl) : 0,
 	};
-	const struct ipt_replace *repl = (const void *)(req + 1);
 	int ret;
 
+	if (out.room > buf_size - sizeof(struct bpfilter_reply))
+		abort();
 	memset(out.reply, 0, sizeof(*out.reply));
 	ret = fn(req, req + 1, req->len, &out);
+	/* main.c sends an errno as the reply's, with nothing after it. */
+	if (ret < -4095 || out.reply->ret < -4095)
+		abort();
 	if (ret < 0)
 		goto out;
-	if (out.reply->len > out.room || out.reply->action > BPFILTER_CHECK)
+	if (out.reply->len > out.room || out.reply->action > BPFILTER_CHECK ||
+	    (out.reply->action == BPFILTER_FALLBACK && out.reply->len))
 		abort();
-	if (fn == bf_table_set && req->cmd == IPT_SO_SET_REPLACE &&
-	    out.reply->action == BPFILTER_DONE)
-		check_layout(out.reply, repl);
+	if (set && out.reply->action == BPFILTER_DONE)
+		check_layout(out.reply, repl, req->net_cookie);
+	/* Whatever else it did, the helper has no program for the table. */
+	if (fn == bf_table_load || fn == bf_table_drop ||
+	    fn == bf_table_net_exit || (set && out.reply->action != BPFILTER_DONE))
+		prog_of[req->net_cookie] = 0;
 	ret = out.reply->action;
 out:
 	free(req);
@@ -157,7 +201,7 @@ static bool replace(__u64 cookie, const struct blob *b, bool owned,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = {
-		"tcp", "udp", "LOG", "REJECT", "limit", "nonexistent",
+		"tcp", "udp", "LOG", "REJECT", "limit", "nonexistent", NULL,
 	};
 	struct ipt_replace ra, rb;
 	struct xt_get_revision rev = {};
@@ -176,8 +220,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data += ra.size;
 	size -= ra.size;
 	has_b = take_blob(&data, &size, &b, &rb) && b.family == a.family;
-	buf_size = sizeof(struct bpfilter_reply) + 2 * sizeof(struct ipt_getinfo) +
-		   (ra.size + (has_b ? rb.size : 0)) * 4 + (1 << 20);
+	buf_size = sizeof(struct bpfilter_reply) + reply_room(&ra) +
+		   (has_b ? reply_room(&rb) : 0);
 	buf = malloc(buf_size);
 	if (!buf)
 		return 0;
@@ -187,6 +231,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (has_b)
 		served = replace(1, &b, served,
 				 served ? ra.num_entries : rb.num_counters);
+	/*
+	 * fuzz_requests.sh first runs a seed one rule away, which the helper
+	 * must serve with the program kept: else the host loads no program
+	 * and the fuzzing would test nothing past the validator.
+	 */
+	if (getenv("BF_EXPECT_KEPT") && !(has_b && served && last_kept)) {
+		fprintf(stderr, "the change by one rule was %s\n",
+			served ? "served with a new program" : "not served");
+		abort();
+	}
 
 	/* A restarted helper is given a table, then changes it. */
 	if (ctl & 1) {
@@ -198,8 +252,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/* Revisions, by a name the helper knows or one of the input's. */
-	strcpy(rev.name, names[(ctl >> 1) % 6]);
-	if ((ctl >> 1) % 6 == 5)
+	if (names[(ctl >> 1) % 7])
+		strcpy(rev.name, names[(ctl >> 1) % 7]);
+	else
 		memcpy(rev.name, a.repl->name, sizeof(rev.name));
 	rev.revision = ctl >> 4;
 	serve(bf_table_get,
@@ -221,6 +276,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      request(2, a.family, 0, 0, NULL, 0, NULL, 0));
 	/* HELLO: the helper forgets every table, and closes its programs. */
 	bf_table_reset();
+	memset(prog_of, 0, sizeof(prog_of));
 	free(buf);
 	return 0;
 }

@@ -69,8 +69,10 @@ def main():
         for ctl in (0x00, 0x31, 0xff):
             with open(os.path.join(out, f"{name}-{ctl:02x}"), "wb") as f:
                 f.write(bytes([ctl]) + table(a) + table(b))
-    blobs = {n: open(os.path.join(corpus, n), "rb").read()
-             for n in sorted(os.listdir(corpus))}
+    blobs = {}
+    for n in sorted(os.listdir(corpus)):
+        with open(os.path.join(corpus, n), "rb") as f:
+            blobs[n] = f.read()
     for (n1, b1), (n2, b2) in itertools.product(blobs.items(), repeat=2):
         if b1[0] & 1 == b2[0] & 1:
             with open(os.path.join(out, f"{n1}+{n2}"), "wb") as f:

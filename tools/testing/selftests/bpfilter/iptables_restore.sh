@@ -272,13 +272,23 @@ test_kills()
 		kill_during_restore 95 "$B" "$A"
 	done
 
-	# Both tables hold A. Killed while idle, the helper loses nothing.
+	# Both tables hold A. Killed while idle, the helper loses nothing:
+	# the module reads the tables without it, and the next change starts
+	# a new one, which gets them.
 	old=$(helper_pids)
 	check "killed the idle helper" kill_helper
 	for f in 4 6; do
 		use_family $f
 		check "$SAVE after killing the idle helper: the same table" \
 			is_table "$A"
+	done
+	new=$(helper_pids)
+	check "reading the tables starts no helper (pid $old, then ${new:-none})" \
+		test -z "$new"
+	for f in 4 6; do
+		use_family $f
+		check "$RESTORE after killing the idle helper" restore "$B"
+		check "$SAVE: the new table" is_table "$B"
 	done
 	new=$(helper_pids)
 	check "a new helper serves the tables (pid $old, then ${new:-none})" \

@@ -16,17 +16,17 @@
 # Then the helper goes on, and a's replace is in force.
 #
 # Last, namespace f's replace is killed while it waits for the stopped
-# helper, which may or may not have taken it: the helper must get f's
-# tables again before f's next request, and no other namespace's. e's
-# table keeps its program across a change by one rule (only its
-# classifier's map changes); had the helper been given every table again,
-# e's next change would load a new program.
+# helper: the helper must get f's tables again before f's next request,
+# and no other namespace's. A table keeps its program across a change by
+# one rule (only its classifier's map changes) unless the helper was
+# given the table again, which leaves it no program to change: f's next
+# change loads a new program, e's keeps its own.
 
 source ../net/lib.sh
 source ./iptables_lib.sh
 
 need_tools iptables-legacy iptables-legacy-save ip6tables-legacy \
-	ip6tables-legacy-save iptables-legacy-restore ip modprobe pgrep cmp
+	ip6tables-legacy-save iptables-legacy-restore ip modprobe modinfo pgrep cmp
 
 # How long a process is given to get somewhere, in seconds: the helper
 # stays stopped for a few times that at most, below the module's 120 s
@@ -89,16 +89,22 @@ ipt_bg()
 	XTABLES_LOCKFILE=$tmp/lock.$ns ip netns exec "$ns" iptables-legacy "$@" &
 }
 
-# has_rule NS RULE: iptables-legacy-save of NS has the line RULE.
+# has_rule NS RULE: iptables-legacy-save of NS has the line RULE; 2 if
+# it cannot be read.
 has_rule()
 {
-	XTABLES_LOCKFILE=$tmp/lock.$1 ip netns exec "$1" iptables-legacy-save |
-		grep -qx -- "$2"
+	local out
+
+	out=$(XTABLES_LOCKFILE=$tmp/lock.$1 ip netns exec "$1" \
+		iptables-legacy-save) || { echo "iptables-save failed"; return 2; }
+	grep -qx -- "$2" <<<"$out"
 }
 
+# not CMD...: CMD said no (1), not that it could not tell.
 not()
 {
-	! "$@"
+	"$@"
+	[ $? = 1 ]
 }
 
 # prog NS: the id of NS's IPv4 program.
@@ -107,15 +113,36 @@ prog()
 	bpfilter_line "$1" ipv4 | sed -n 's/.* prog=\([0-9]*\) .*/\1/p'
 }
 
-# same_prog NS ID: NS's IPv4 program is still ID.
+# same_prog NS ID: NS's IPv4 program is still ID; 2 without one.
 same_prog()
 {
 	local now
 
 	now=$(prog "$1")
+	[ -n "$2" ] && [ -n "$now" ] || { echo "no program id"; return 2; }
 	[ "$now" = "$2" ] && return 0
-	echo "program $2 is now ${now:-gone}"
+	echo "program $2 is now $now"
 	return 1
+}
+
+# run20 NS NET: NS's INPUT gets a classified run of 20 rules, from
+# NET.1 to NET.20.
+run20()
+{
+	{
+		echo "*filter"
+		for i in $(seq 1 20); do
+			echo "-A INPUT -s $2.$i/32 -j DROP"
+		done
+		echo "COMMIT"
+	} | XTABLES_LOCKFILE=$tmp/lock.$1 ip netns exec "$1" iptables-legacy-restore
+}
+
+# refcnt: the module's reference count. It holds one reference on itself
+# while any namespace has a table not in its initial state.
+refcnt()
+{
+	cat /sys/module/bpfilter/refcnt
 }
 
 # gone PID: wait up to $WAIT s for PID to exit; true if it did.
@@ -164,14 +191,17 @@ below()
 }
 
 # A module with pernet operations that nothing uses, to load again.
-for m in xt_recent xt_hashlimit; do
+for m in xt_recent xt_hashlimit nf_conntrack_ftp; do
 	modprobe -q -r "$m" 2>/dev/null
-	if ! grep -q "^$m " /proc/modules && modprobe -q -n "$m"; then
+	# (A module built in loads at once: it would prove nothing.)
+	if ! grep -q "^$m " /proc/modules && modprobe -q -n "$m" &&
+	   [ "$(modinfo -F filename "$m" 2>/dev/null)" != "(builtin)" ]; then
 		pernet_mod=$m
 		break
 	fi
 done
 
+refs0=$(refcnt)
 check "d has a table of bpfilter's" ipt "$d" -A INPUT -s 192.0.2.4 -j DROP
 check "d has an IPv6 table of bpfilter's" \
 	ip6t "$d" -A INPUT -s 2001:db8::4 -j DROP
@@ -180,8 +210,10 @@ check_owned "d's IPv6 table is bpfilter's" "$d" ipv6 5
 save_bg "$d" iptables-legacy "$tmp/d4.before"
 save_bg "$d" ip6tables-legacy "$tmp/d6.before"
 wait
-# d's tables, not in their initial state, hold a reference on the module.
-refs=$(cat /sys/module/bpfilter/refcnt)
+# d's tables, not in their initial state, hold a reference on the module
+# (if no other namespace's table does already).
+check "d's tables hold the module" test "$(refcnt)" -gt "$refs0"
+refs=$(refcnt)
 
 stopped=$(helper_pids | xargs)
 if [ -z "$stopped" ]; then
@@ -209,8 +241,10 @@ ip netns del "$d"
 check "d's exit lets go of the module" \
 	below /sys/module/bpfilter/refcnt "$refs"
 
+refs0=$(refcnt)
 check "b has a table of bpfilter's" ipt "$b" -A INPUT -s 192.0.2.1 -j DROP
 check_owned "b's table is bpfilter's" "$b" ipv4 5
+check "b's table holds the module" test "$(refcnt)" -gt "$refs0"
 
 stopped=$(helper_pids | xargs)
 if [ -z "$stopped" ]; then
@@ -225,7 +259,7 @@ check "a's replace waits for the stopped helper" blocked "$pa"
 
 # b's table, not in its initial state, holds a reference on the module:
 # it goes when b's exit is done.
-refs=$(cat /sys/module/bpfilter/refcnt)
+refs=$(refcnt)
 ip netns del "$b"
 check "b's exit does not wait for a's request" \
 	below /sys/module/bpfilter/refcnt "$refs"
@@ -234,7 +268,7 @@ if [ -n "$pernet_mod" ]; then
 	pm=$!
 	check "a module load does not wait for a's request" gone "$pm"
 else
-	skip "a module load: xt_recent and xt_hashlimit are in use or missing"
+	skip "a module load, and so b's whole exit: xt_recent, xt_hashlimit and nf_conntrack_ftp are in use, built in or missing"
 fi
 
 ipt_bg "$c" -A INPUT -s 192.0.2.3 -j DROP
@@ -246,7 +280,8 @@ check "a's replace still waits" kill -0 "$pa"
 
 kill -CONT $stopped
 stopped=""
-check "a's replace ends once the helper goes on" wait "$pa"
+check "a's replace ends once the helper goes on" gone "$pa"
+check "a's replace succeeds" wait "$pa"
 [ -z "$pernet_mod" ] || check "the module load succeeds" wait "$pm"
 
 check "a's rule is in force" has_rule "$a" "-A INPUT -s 192.0.2.2/32 -j DROP"
@@ -257,28 +292,30 @@ check_not_owned "c's table is still ip_tables'" "$c" ipv4
 check "c's replace works after" ipt "$c" -A INPUT -s 192.0.2.3 -j DROP
 check_owned "c's table is bpfilter's" "$c" ipv4 5
 
-# e: a classified run of 20 rules, the last of which a change by one rule
-# follows.
-{
-	echo "*filter"
-	for i in $(seq 1 20); do
-		echo "-A INPUT -s 198.51.100.$i/32 -j DROP"
-	done
-	echo "COMMIT"
-} | XTABLES_LOCKFILE=$tmp/lock.$e ip netns exec "$e" iptables-legacy-restore
+# e and f: a classified run of 20 rules each, which a change by one rule
+# at its end keeps the program of.
+run20 "$e" 198.51.100
 check_owned "e's table is bpfilter's" "$e" ipv4 24
 pe=$(prog "$e")
 check "e's change by one rule" ipt "$e" -A INPUT -s 198.51.100.21 -j DROP
 check "e's change kept its program" same_prog "$e" "$pe"
-check "f has a table of bpfilter's" ipt "$f" -A INPUT -s 192.0.2.5 -j DROP
+run20 "$f" 203.0.113
+check_owned "f's table is bpfilter's" "$f" ipv4 24
+pf=$(prog "$f")
+check "f's change by one rule" ipt "$f" -A INPUT -s 203.0.113.21 -j DROP
+check "f's change kept its program" same_prog "$f" "$pf"
 
 stopped=$(helper_pids | xargs)
+if [ -z "$stopped" ]; then
+	echo "FAIL: no helper process"
+	exit 1
+fi
 kill -STOP $stopped
-ipt_bg "$f" -A INPUT -s 192.0.2.6 -j DROP
-pf=$!
-check "f's replace waits for the stopped helper" blocked "$pf"
-kill -KILL "$pf"
-check "f's replace dies at SIGKILL" gone "$pf"
+ipt_bg "$f" -A INPUT -s 203.0.113.99 -j DROP
+pk=$!
+check "f's replace waits for the stopped helper" blocked "$pk"
+kill -KILL "$pk"
+check "f's replace dies at SIGKILL" gone "$pk"
 kill -CONT $stopped
 stopped=""
 
@@ -287,12 +324,15 @@ check "e's next change by one rule" \
 check "e's next change kept its program: no replay of every table" \
 	same_prog "$e" "$pe"
 check "f's killed replace changed nothing" \
-	not has_rule "$f" "-A INPUT -s 192.0.2.6/32 -j DROP"
-check "f's replace works after" ipt "$f" -A INPUT -s 192.0.2.6 -j DROP
-check "f's table has both rules" \
-	has_rule "$f" "-A INPUT -s 192.0.2.5/32 -j DROP"
-check "f's table has both rules, the new one too" \
-	has_rule "$f" "-A INPUT -s 192.0.2.6/32 -j DROP"
-check_owned "f's table is bpfilter's" "$f" ipv4 6
+	not has_rule "$f" "-A INPUT -s 203.0.113.99/32 -j DROP"
+check "f's next change by one rule" \
+	ipt "$f" -A INPUT -s 203.0.113.22 -j DROP
+check "f's next change has a new program: the helper got f's table again" \
+	not same_prog "$f" "$pf"
+check "f's table has the rule before" \
+	has_rule "$f" "-A INPUT -s 203.0.113.21/32 -j DROP"
+check "f's table has the new rule" \
+	has_rule "$f" "-A INPUT -s 203.0.113.22/32 -j DROP"
+check_owned "f's table is bpfilter's" "$f" ipv4 26
 
 exit $ret

@@ -9,9 +9,9 @@
  * REJECT rules served by bpfilter).
  *
  * Root may still run the helper's programs with BPF_PROG_TEST_RUN, out
- * of any hook, with a hook state of its own and no namespace or devices
- * in it: the kfuncs must refuse to run the kernel's extensions there, and
- * the program then drops the packet.
+ * of any hook, with a hook state of its own, no namespace in it and no
+ * input device: the kfuncs must refuse to run the kernel's extensions
+ * there, and the program then drops the packet.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -445,6 +445,12 @@ static int test_run(__u32 id, __u8 pf, __u8 hook, __u32 *retval)
 	return err;
 }
 
+static bool filter_hook(unsigned int hook)
+{
+	return hook == NF_INET_LOCAL_IN || hook == NF_INET_FORWARD ||
+	       hook == NF_INET_LOCAL_OUT;
+}
+
 /* Gives @rules to @restore; returns its exit status. */
 static int restore(const char *restore, const char *rules)
 {
@@ -487,6 +493,12 @@ TEST_F(kfunc, helper_programs_test_run)
 	__u32 before, id, control, retval;
 	int err;
 
+	if (access("/sys/module/bpfilter/parameters/bridge", R_OK) == 0 &&
+	    system("grep -qx N /sys/module/bpfilter/parameters/bridge") == 0)
+		SKIP(return, "bridge=N: ip_tables serves tables with the kernel's extensions");
+	if (system("command -v iptables-legacy-restore >/dev/null && "
+		   "command -v ip6tables-legacy-restore >/dev/null"))
+		SKIP(return, "no iptables-legacy-restore or ip6tables-legacy-restore");
 	ASSERT_EQ(0, unshare(CLONE_NEWNET));
 	before = last_prog(NULL);
 	for (i = 0; i < ARRAY_SIZE(fam); i++) {
@@ -498,8 +510,7 @@ TEST_F(kfunc, helper_programs_test_run)
 		for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
 			err = test_run(id, fam[i].pf, hook, &retval);
 			ASSERT_EQ(0, err) TH_LOG("%s, hook %u", fam[i].name, hook);
-			if (hook == NF_INET_LOCAL_IN || hook == NF_INET_FORWARD ||
-			    hook == NF_INET_LOCAL_OUT)
+			if (filter_hook(hook))
 				EXPECT_EQ(NF_DROP, retval)
 					TH_LOG("%s, hook %u", fam[i].name, hook);
 		}
@@ -507,9 +518,14 @@ TEST_F(kfunc, helper_programs_test_run)
 		ASSERT_EQ(0, restore(fam[i].restore, fam[i].control));
 		control = last_prog(fam[i].name);
 		ASSERT_LT(id, control);
-		ASSERT_EQ(0, test_run(control, fam[i].pf, NF_INET_LOCAL_IN,
-				      &retval));
-		EXPECT_EQ(NF_ACCEPT, retval) TH_LOG("%s", fam[i].name);
+		for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
+			if (!filter_hook(hook))
+				continue;
+			ASSERT_EQ(0, test_run(control, fam[i].pf, hook,
+					      &retval));
+			EXPECT_EQ(NF_ACCEPT, retval)
+				TH_LOG("%s, hook %u", fam[i].name, hook);
+		}
 	}
 
 	/* Every program of bpfilter's, of any namespace, at every hook. */
@@ -522,6 +538,9 @@ TEST_F(kfunc, helper_programs_test_run)
 				continue;
 			for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
 				err = test_run(id, fam[i].pf, hook, &retval);
+				/* Another namespace's, gone meanwhile. */
+				if (err == -ENOENT)
+					break;
 				EXPECT_EQ(0, err) TH_LOG("%s, hook %u", name, hook);
 				EXPECT_GE(NF_ACCEPT, retval);
 				runs++;
