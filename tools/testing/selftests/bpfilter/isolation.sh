@@ -268,7 +268,8 @@ if [ -n "$pernet_mod" ]; then
 	pm=$!
 	check "a module load does not wait for a's request" gone "$pm"
 else
-	skip "a module load, and so b's whole exit: xt_recent, xt_hashlimit and nf_conntrack_ftp are in use, built in or missing"
+	why="xt_recent, xt_hashlimit and nf_conntrack_ftp in use, built in or missing"
+	skip "a module load, and so b's whole exit: $why"
 fi
 
 ipt_bg "$c" -A INPUT -s 192.0.2.3 -j DROP

@@ -496,9 +496,14 @@ TEST_F(kfunc, helper_programs_test_run)
 	if (access("/sys/module/bpfilter/parameters/bridge", R_OK) == 0 &&
 	    system("grep -qx N /sys/module/bpfilter/parameters/bridge") == 0)
 		SKIP(return, "bridge=N: ip_tables serves tables with the kernel's extensions");
-	if (system("command -v iptables-legacy-restore >/dev/null && "
-		   "command -v ip6tables-legacy-restore >/dev/null"))
-		SKIP(return, "no iptables-legacy-restore or ip6tables-legacy-restore");
+	for (i = 0; i < ARRAY_SIZE(fam); i++) {
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null",
+			 fam[i].restore);
+		if (system(cmd))
+			SKIP(return, "no %s", fam[i].restore);
+	}
 	ASSERT_EQ(0, unshare(CLONE_NEWNET));
 	before = last_prog(NULL);
 	for (i = 0; i < ARRAY_SIZE(fam); i++) {
