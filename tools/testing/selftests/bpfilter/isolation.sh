@@ -107,6 +107,24 @@ not()
 	[ $? = 1 ]
 }
 
+# stop_helper: the helper stops (SIGSTOP), as a long compilation would
+# keep it busy; cleanup() lets it go on if the test ends meanwhile.
+stop_helper()
+{
+	stopped=$(helper_pids | xargs)
+	if [ -z "$stopped" ]; then
+		echo "FAIL: no helper process"
+		exit 1
+	fi
+	kill -STOP $stopped
+}
+
+cont_helper()
+{
+	kill -CONT $stopped
+	stopped=""
+}
+
 # prog NS: the id of NS's IPv4 program.
 prog()
 {
@@ -215,12 +233,7 @@ wait
 check "d's tables hold the module" test "$(refcnt)" -gt "$refs0"
 refs=$(refcnt)
 
-stopped=$(helper_pids | xargs)
-if [ -z "$stopped" ]; then
-	echo "FAIL: no helper process"
-	exit 1
-fi
-kill -STOP $stopped
+stop_helper
 save_bg "$d" iptables-legacy "$tmp/d4.during"
 pd=$!
 check "d's iptables-save does not wait for the helper" gone "$pd"
@@ -234,8 +247,7 @@ check "d's IPv4 rule is listed" \
 check "d's IPv6 rule is listed" \
 	grep -qx -- "\[0:0\] -A INPUT -s 2001:db8::4/128 -j DROP" "$tmp/d6.during"
 
-kill -CONT $stopped
-stopped=""
+cont_helper
 # d goes, and its tables' reference on the module with it.
 ip netns del "$d"
 check "d's exit lets go of the module" \
@@ -246,12 +258,7 @@ check "b has a table of bpfilter's" ipt "$b" -A INPUT -s 192.0.2.1 -j DROP
 check_owned "b's table is bpfilter's" "$b" ipv4 5
 check "b's table holds the module" test "$(refcnt)" -gt "$refs0"
 
-stopped=$(helper_pids | xargs)
-if [ -z "$stopped" ]; then
-	echo "FAIL: no helper process"
-	exit 1
-fi
-kill -STOP $stopped
+stop_helper
 
 ipt_bg "$a" -A INPUT -s 192.0.2.2 -j DROP
 pa=$!
@@ -279,8 +286,7 @@ kill -KILL "$pc"
 check "c's replace, waiting behind a's, dies at SIGKILL" gone "$pc"
 check "a's replace still waits" kill -0 "$pa"
 
-kill -CONT $stopped
-stopped=""
+cont_helper
 check "a's replace ends once the helper goes on" gone "$pa"
 check "a's replace succeeds" wait "$pa"
 [ -z "$pernet_mod" ] || check "the module load succeeds" wait "$pm"
@@ -306,19 +312,13 @@ pf=$(prog "$f")
 check "f's change by one rule" ipt "$f" -A INPUT -s 203.0.113.21 -j DROP
 check "f's change kept its program" same_prog "$f" "$pf"
 
-stopped=$(helper_pids | xargs)
-if [ -z "$stopped" ]; then
-	echo "FAIL: no helper process"
-	exit 1
-fi
-kill -STOP $stopped
+stop_helper
 ipt_bg "$f" -A INPUT -s 203.0.113.99 -j DROP
 pk=$!
 check "f's replace waits for the stopped helper" blocked "$pk"
 kill -KILL "$pk"
 check "f's replace dies at SIGKILL" gone "$pk"
-kill -CONT $stopped
-stopped=""
+cont_helper
 
 check "e's next change by one rule" \
 	ipt "$e" -A INPUT -s 198.51.100.22 -j DROP
