@@ -29,10 +29,12 @@ struct umd_info {
 	struct ratelimit_state restart_rs;
 	u32 seq;
 	bool shutdown;			/* umd_destroy() has begun */
+	bool shared;			/* @wd is another driver's */
 };
 
 int umd_init(struct umd_info *info, const char *name, const void *blob,
 	     size_t len, size_t max_msg);
+int umd_init_shared(struct umd_info *info, const struct umd_info *from);
 void umd_destroy(struct umd_info *info);
 int umd_start(struct umd_info *info);
 void umd_stop(struct umd_info *info);

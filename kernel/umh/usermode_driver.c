@@ -509,6 +509,19 @@ static bool umd_chan_alive(struct umd_chan *chan)
 	return !dead && pid_has_task(chan->tgid, PIDTYPE_PID);
 }
 
+/* What every driver starts with: no helper, no executable yet. */
+static void umd_init_common(struct umd_info *info, const char *name,
+			    size_t max_msg)
+{
+	memset(info, 0, sizeof(*info));
+	info->driver_name = name;
+	info->max_msg = max_msg;
+	mutex_init(&info->lock);
+	spin_lock_init(&info->chan_lock);
+	/* A helper that dies at start must not turn every call into a fork. */
+	ratelimit_state_init(&info->restart_rs, 10 * HZ, 5);
+}
+
 /**
  * umd_init - prepare a user-mode driver
  * @info: the driver; @info->driver_name and @info->max_msg are set here
@@ -531,14 +544,7 @@ int umd_init(struct umd_info *info, const char *name, const void *blob,
 
 	if (max_msg < sizeof(struct umd_msg) || max_msg > MAX_RW_COUNT)
 		return -EINVAL;
-	memset(info, 0, sizeof(*info));
-	info->driver_name = name;
-	info->max_msg = max_msg;
-	mutex_init(&info->lock);
-	spin_lock_init(&info->chan_lock);
-	/* A helper that dies at start must not turn every call into a fork. */
-	ratelimit_state_init(&info->restart_rs, 10 * HZ, 5);
-
+	umd_init_common(info, name, max_msg);
 	mnt = blob_to_mnt(blob, len, name);
 	if (IS_ERR(mnt))
 		return PTR_ERR(mnt);
@@ -549,7 +555,34 @@ int umd_init(struct umd_info *info, const char *name, const void *blob,
 EXPORT_SYMBOL_GPL(umd_init);
 
 /**
- * umd_destroy - stop the helper and release everything umd_init() took
+ * umd_init_shared - prepare a user-mode driver that runs another's executable
+ * @info: the driver
+ * @from: a driver prepared by umd_init() or umd_init_shared(); it may be
+ *	destroyed first, but not while this runs
+ *
+ * @info runs its own instance of @from's executable, with its own channel,
+ * restart budget and lifetime, and the same largest message and name
+ * (which must outlive @info too). The executable is not copied: @info
+ * holds a reference on @from's tmpfs mount, so that a module running one
+ * helper per tenant pays for the executable once.
+ *
+ * Context: Process context.
+ * Return: 0, or -EINVAL if @from has no executable.
+ */
+int umd_init_shared(struct umd_info *info, const struct umd_info *from)
+{
+	if (!from->wd.mnt)
+		return -EINVAL;
+	umd_init_common(info, from->driver_name, from->max_msg);
+	info->wd.mnt = mntget(from->wd.mnt);
+	info->wd.dentry = info->wd.mnt->mnt_root;
+	info->shared = true;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(umd_init_shared);
+
+/**
+ * umd_destroy - stop the helper and release what the driver holds
  * @info: the driver
  *
  * Calls racing with it fail with -ESHUTDOWN; none may start after it.
@@ -564,7 +597,11 @@ void umd_destroy(struct umd_info *info)
 	mutex_unlock(&info->lock);
 	umd_stop(info);
 	if (info->wd.mnt) {
-		kern_unmount(info->wd.mnt);
+		/* The last driver to go takes the executable's mount along. */
+		if (info->shared)
+			mntput(info->wd.mnt);
+		else
+			kern_unmount(info->wd.mnt);
 		info->wd.mnt = NULL;
 		info->wd.dentry = NULL;
 	}
@@ -578,8 +615,9 @@ EXPORT_SYMBOL_GPL(umd_destroy);
  *
  * Forks and execs the helper as a child of kthreadd, with the kernel's
  * credentials in the initial namespaces, its working directory the tmpfs
- * mount of umd_init(), the channel as standard input and the kernel log as
- * standard output and error.
+ * mount of umd_init() (the first driver's, for umd_init_shared()), the
+ * channel as standard input and the kernel log as standard output and
+ * error.
  *
  * Context: Process context; may sleep.
  * Return: 0; -EBUSY if it is already running; -ESHUTDOWN after

@@ -379,8 +379,72 @@ static void umd_test_fatal_signal(struct kunit *test)
 	put_pid(old);
 }
 
+/* A driver that runs @from's executable, destroyed when the test ends. */
+static struct umd_info *umd_test_init_shared(struct kunit *test,
+					     struct umd_info *from)
+{
+	struct umd_info *info = kunit_kzalloc(test, sizeof(*info), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	KUNIT_ASSERT_EQ(test, 0, umd_init_shared(info, from));
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, umd_test_destroy, info));
+	return info;
+}
+
+/*
+ * Drivers of one executable run a helper each, and each may be destroyed
+ * first: the others go on, and start their helpers again.
+ */
+static void umd_test_shared(struct kunit *test)
+{
+	struct umd_info *info = umd_test_init(test);
+	struct umd_info *copy = umd_test_init_shared(test, info);
+	struct umd_info *other = umd_test_init_shared(test, copy);
+	struct umd_info *none;
+	struct pid *pid, *pid2;
+	char out[8];
+
+	KUNIT_EXPECT_STREQ(test, info->driver_name, copy->driver_name);
+	KUNIT_EXPECT_EQ(test, info->max_msg, copy->max_msg);
+	KUNIT_EXPECT_EQ(test, 4, echo(info, "ping", 4, out));
+	KUNIT_EXPECT_EQ(test, 4, echo(copy, "pong", 4, out));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(out, "pong", 4));
+	KUNIT_EXPECT_EQ(test, 4, echo(other, "ping", 4, out));
+	pid = umd_get_pid(info);
+	pid2 = umd_get_pid(copy);
+	KUNIT_EXPECT_NOT_NULL(test, pid);
+	KUNIT_EXPECT_NOT_NULL(test, pid2);
+	KUNIT_EXPECT_PTR_NE(test, pid, pid2);
+	put_pid(pid);
+	put_pid(pid2);
+
+	/* Stopping one helper leaves the others running. */
+	umd_stop(copy);
+	KUNIT_EXPECT_FALSE(test, umd_alive(copy));
+	KUNIT_EXPECT_TRUE(test, umd_alive(info));
+	KUNIT_EXPECT_TRUE(test, umd_alive(other));
+	KUNIT_EXPECT_EQ(test, 4, echo(copy, "ping", 4, out));
+
+	/* A sharing driver goes first, its helper running. */
+	kunit_release_action(test, umd_test_destroy, other);
+	KUNIT_EXPECT_EQ(test, 4, echo(info, "ping", 4, out));
+
+	/* The first driver goes: the copy's helper runs on, and restarts. */
+	kunit_release_action(test, umd_test_destroy, info);
+	KUNIT_EXPECT_TRUE(test, umd_alive(copy));
+	KUNIT_EXPECT_EQ(test, 4, echo(copy, "ping", 4, out));
+	umd_stop(copy);
+	KUNIT_EXPECT_EQ(test, 4, echo(copy, "ping", 4, out));
+
+	/* A driver that was destroyed has no executable to share. */
+	none = kunit_kzalloc(test, sizeof(*none), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, none);
+	KUNIT_EXPECT_EQ(test, -EINVAL, umd_init_shared(none, info));
+}
+
 static struct kunit_case umd_test_cases[] = {
 	KUNIT_CASE(umd_test_echo),
+	KUNIT_CASE(umd_test_shared),
 	KUNIT_CASE(umd_test_status),
 	KUNIT_CASE(umd_test_crash),
 	KUNIT_CASE(umd_test_garbage),

@@ -7,7 +7,9 @@
 #include <linux/mutex.h>
 #include <linux/sockptr.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/usermode_driver.h>
+#include <linux/workqueue.h>
 
 #include "msg.h"
 
@@ -16,6 +18,7 @@ struct bpfilter_xt;
 struct net;
 struct nf_hook_state;
 struct sock;
+struct user_namespace;
 struct xt_counters;
 
 /* Index of a family in struct bpfilter_net.tables. */
@@ -93,11 +96,58 @@ struct bpfilter_table {
 };
 
 /**
+ * struct bpfilter_helper - the helper of one tenant's network namespaces
+ * @umd: the helper
+ * @call_lock: one request to it at a time; taken before bpfilter.lock,
+ *	killably by callers, and never by a namespace's exit
+ * @list: in bpfilter.helpers while it has users; RCU for the kfunc filter
+ * @tenant: the tenant it serves, a user namespace under init_user_ns
+ *	that root made, or init_user_ns; NULL if it serves every tenant of
+ *	@owner. Compared, not held: a namespace that uses the helper keeps
+ *	its user namespace alive
+ * @owner: the user whose tenants it serves, if not @tenant's alone
+ * @users: the namespaces that use it, and the module for init_user_ns'
+ * @nets: those of them that have a table, for a restarted helper
+ * @exited: cookies of its namespaces gone, which a worker tells it to
+ *	forget when it is free
+ * @gen: the number of times it was given the kernel's tables; changed
+ *	under both locks
+ * @changes: the number of its tables installed or removed (but by a
+ *	namespace's exit) and of resyncs asked for, so that a replay finds
+ *	out whether the tables it sent are still the kernel's
+ * @resync: it may not hold the kernel's tables: give them again before
+ *	the next request
+ * @exited_work: tells it of @exited
+ * @free_work: stops it once it has no user
+ * @rcu: freed after the kfunc filter is done with it
+ *
+ * @list, @users, @nets, @exited, @gen, @changes and @resync are
+ * bpfilter.lock's.
+ */
+struct bpfilter_helper {
+	struct umd_info umd;
+	struct mutex call_lock;	/* the helper's one request */
+	struct list_head list;
+	const struct user_namespace *tenant;
+	kuid_t owner;
+	unsigned int users;
+	struct list_head nets;
+	struct list_head exited;
+	u64 gen;
+	u64 changes;
+	bool resync;
+	struct work_struct exited_work;
+	struct work_struct free_work;
+	struct rcu_head rcu;
+};
+
+/**
  * struct bpfilter_net - bpfilter's state in a network namespace
  * @lock: who serves the namespace's tables cannot change while held; held
  *	across calls into ip_tables, which may load modules
- * @list: in bpfilter.nets while the namespace has a table
+ * @list: in its helper's nets while the namespace has a table
  * @cookie: the namespace's cookie, its name for the helper
+ * @helper: the helper of the namespace's tenant, for its lifetime
  * @filter: the filter table of each family, NULL if ip_tables serves it;
  *	changed with @lock and bpfilter.lock held
  * @run: the program of each @filter and its kernel matches, what the
@@ -113,6 +163,7 @@ struct bpfilter_net {
 	struct mutex lock;	/* the owner of the tables */
 	struct list_head list;
 	u64 cookie;
+	struct bpfilter_helper *helper;
 	struct bpfilter_table *filter[BPFILTER_NFAMILIES];
 	struct bpfilter_run __rcu *run[BPFILTER_NFAMILIES];
 	bool hooked[BPFILTER_NFAMILIES];
@@ -122,37 +173,24 @@ struct bpfilter_net {
 
 /**
  * struct bpfilter - the module's state
- * @umd: the helper
- * @call_lock: one request to the helper at a time; taken before @lock,
- *	killably by callers, and never by a namespace's exit
- * @lock: @nets, @pinned, @gen, @changes, @resync, @exited and the
- *	tables; never held across a request to the helper nor across
- *	ip_tables calls
- * @nets: the namespaces that have a table, for a restarted helper
- * @exited: cookies of namespaces gone, which a worker tells the helper to
- *	forget when it is free
+ * @image: the helper's executable, which every helper runs
+ * @lock: @helpers, @pinned and the tables, and the helpers' state; never
+ *	held across a request to a helper nor across ip_tables calls
+ * @helpers: the helpers that have users
+ * @init_helper: init_user_ns' helper, which the module holds
  * @pinned: tables not in their initial state; while there is one, the
  *	module holds a reference on itself so that rmmod cannot drop rules
- * @gen: the number of times a helper was given the kernel's tables;
- *	changed under both locks
- * @changes: the number of tables installed or removed (but by a
- *	namespace's exit) and of resyncs asked for, so that a replay finds
- *	out whether the tables it sent are still the kernel's
- * @resync: the helper may not hold the kernel's tables: give them again
- *	before the next request
+ * @wq: the helpers' workers, drained before the module goes
  * @unloading: the module is going away; namespaces that go away are not
  *	queued for the helper, which goes too
  */
 struct bpfilter {
-	struct umd_info umd;
-	struct mutex call_lock;	/* the helper's one request */
-	struct mutex lock;	/* the rest, never across the helper */
-	struct list_head nets;
-	struct list_head exited;
+	struct umd_info image;
+	struct mutex lock;	/* never across a helper's request */
+	struct list_head helpers;
+	struct bpfilter_helper *init_helper;
 	unsigned int pinned;
-	u64 gen;
-	u64 changes;
-	bool resync;
+	struct workqueue_struct *wq;
 	bool unloading;
 };
 
@@ -175,7 +213,8 @@ int bpfilter_hold(struct bpfilter_net *bn, int family,
 		  struct bpfilter_table *t, u32 flags);
 void bpfilter_unhold(struct bpfilter_net *bn, int family,
 		     struct bpfilter_table *t);
-void bpfilter_broken(void);
+void bpfilter_broken(struct bpfilter_net *bn);
+bool bpfilter_is_helper(void);
 
 int bpfilter_hook(struct bpfilter_net *bn, int family);
 int bpfilter_conntrack_get(struct bpfilter_net *bn, int family);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpfilter.ko: the iptables and ip6tables socket options served by a
- * user-mode helper. This file holds the module's life: the helper, the
- * per-namespace state and the tables the kernel keeps so that a helper
- * that died can be brought back to the same state.
+ * bpfilter.ko: the iptables and ip6tables socket options served by
+ * user-mode helpers, one per tenant. This file holds the module's life:
+ * the helpers, the per-namespace state and the tables the kernel keeps so
+ * that a helper that died can be brought back to the same state.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,10 +26,8 @@
 #define BPFILTER_REPLAYS	3
 
 struct bpfilter bpfilter = {
-	.call_lock = __MUTEX_INITIALIZER(bpfilter.call_lock),
 	.lock = __MUTEX_INITIALIZER(bpfilter.lock),
-	.nets = LIST_HEAD_INIT(bpfilter.nets),
-	.exited = LIST_HEAD_INIT(bpfilter.exited),
+	.helpers = LIST_HEAD_INIT(bpfilter.helpers),
 };
 
 /* A namespace gone, whose tables the helper is yet to forget */
@@ -158,6 +156,7 @@ struct bpfilter_table *bpfilter_set_table(struct bpfilter_net *bn, int family,
 					  struct bpfilter_table *t, u64 gen)
 {
 	struct bpfilter_table *old = bn->filter[family];
+	struct bpfilter_helper *h = bn->helper;
 	bool had = bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6];
 	bool has;
 
@@ -175,13 +174,13 @@ struct bpfilter_table *bpfilter_set_table(struct bpfilter_net *bn, int family,
 	rcu_assign_pointer(bn->run[family], t ? t->run : NULL);
 	has = bn->filter[BPFILTER_IPV4] || bn->filter[BPFILTER_IPV6];
 	if (has && !had)
-		list_add(&bn->list, &bpfilter.nets);
+		list_add(&bn->list, &h->nets);
 	else if (had && !has)
 		list_del(&bn->list);
 	if (gen != BPFILTER_GEN_ANY) {
-		bpfilter.changes++;
-		if (gen != bpfilter.gen)
-			bpfilter.resync = true;
+		h->changes++;
+		if (gen != h->gen)
+			h->resync = true;
 	}
 	mutex_unlock(&bpfilter.lock);
 	if (!t)
@@ -202,12 +201,13 @@ static int bpfilter_check_reply(const struct bpfilter_reply *reply, int len)
  * Sends a message whose reply is a bare struct bpfilter_reply. Returns
  * the transport's errno or -EPROTO; else 0, the helper's answer in @ret.
  */
-static int bpfilter_send(u32 type, const void *req, size_t len, int *ret)
+static int bpfilter_send(struct bpfilter_helper *h, u32 type,
+			 const void *req, size_t len, int *ret)
 {
 	struct bpfilter_reply reply;
 	int err;
 
-	err = umd_call(&bpfilter.umd, type, req, len, &reply, sizeof(reply),
+	err = umd_call(&h->umd, type, req, len, &reply, sizeof(reply),
 		       BPFILTER_TIMEOUT);
 	if (err >= 0)
 		err = bpfilter_check_reply(&reply, err);
@@ -218,23 +218,24 @@ static int bpfilter_send(u32 type, const void *req, size_t len, int *ret)
 }
 
 /* bpfilter_send() of a table or a change, which the helper must take. */
-static int bpfilter_send_change(u32 type, const void *req, size_t len)
+static int bpfilter_send_change(struct bpfilter_helper *h, u32 type,
+				const void *req, size_t len)
 {
 	int err, ret;
 
-	err = bpfilter_send(type, req, len, &ret);
+	err = bpfilter_send(h, type, req, len, &ret);
 	return err ?: min(ret, 0);
 }
 
 /*
- * Brings the helper to the kernel's state: HELLO (which makes it forget
- * everything), then every table. The tables are taken under bpfilter.lock
- * and sent without it, so that nothing waits for a replay but requests;
- * a table changed meanwhile, or a resync asked for meanwhile, leaves
- * @resync set, for another replay. A replay that fails leaves @resync set:
- * the helper serves nothing until one succeeds.
+ * Brings @h to the kernel's state: HELLO (which makes it forget
+ * everything), then every table of its namespaces. The tables are taken
+ * under bpfilter.lock and sent without it, so that nothing waits for a
+ * replay but requests; a table changed meanwhile, or a resync asked for
+ * meanwhile, leaves @resync set, for another replay. A replay that fails
+ * leaves @resync set: the helper serves nothing until one succeeds.
  */
-static int bpfilter_replay(void)
+static int bpfilter_replay(struct bpfilter_helper *h)
 {
 	struct bpfilter_exited *x, *tmp;
 	struct bpfilter_reply reply;
@@ -247,9 +248,9 @@ static int bpfilter_replay(void)
 	u64 changes;
 	int err, f;
 
-	lockdep_assert_held(&bpfilter.call_lock);
+	lockdep_assert_held(&h->call_lock);
 
-	err = umd_call(&bpfilter.umd, BPFILTER_MSG_HELLO, NULL, 0, &reply,
+	err = umd_call(&h->umd, BPFILTER_MSG_HELLO, NULL, 0, &reply,
 		       sizeof(reply), BPFILTER_TIMEOUT);
 	if (err < 0)
 		return err;
@@ -261,12 +262,12 @@ static int bpfilter_replay(void)
 	err = 0;
 	mutex_lock(&bpfilter.lock);
 	/* The helper forgot everything: set until the tables are back. */
-	bpfilter.resync = true;
+	h->resync = true;
 	/* And the namespaces gone so far, which are not sent again. */
-	list_for_each_entry_safe(x, tmp, &bpfilter.exited, list)
+	list_for_each_entry_safe(x, tmp, &h->exited, list)
 		kfree(x);
-	INIT_LIST_HEAD(&bpfilter.exited);
-	list_for_each_entry(bn, &bpfilter.nets, list)
+	INIT_LIST_HEAD(&h->exited);
+	list_for_each_entry(bn, &h->nets, list)
 		n += BPFILTER_NFAMILIES;
 	copies = kvmalloc_array(n, sizeof(*copies), GFP_KERNEL);
 	if (!copies) {
@@ -274,7 +275,7 @@ static int bpfilter_replay(void)
 		return -ENOMEM;
 	}
 	n = 0;
-	list_for_each_entry(bn, &bpfilter.nets, list) {
+	list_for_each_entry(bn, &h->nets, list) {
 		for (f = 0; f < BPFILTER_NFAMILIES; f++) {
 			struct bpfilter_table *t = bn->filter[f];
 
@@ -285,12 +286,12 @@ static int bpfilter_replay(void)
 			copies[n++].len = t->len;
 		}
 	}
-	changes = bpfilter.changes;
+	changes = h->changes;
 	mutex_unlock(&bpfilter.lock);
 
 	for (i = 0; i < n; i++) {
 		if (!err)
-			err = bpfilter_send_change(BPFILTER_MSG_LOAD,
+			err = bpfilter_send_change(h, BPFILTER_MSG_LOAD,
 						   copies[i].req,
 						   copies[i].len);
 		bpfilter_copy_put(copies[i].req);
@@ -300,8 +301,8 @@ static int bpfilter_replay(void)
 		return err;
 
 	mutex_lock(&bpfilter.lock);
-	bpfilter.gen++;
-	bpfilter.resync = bpfilter.changes != changes;
+	h->gen++;
+	h->resync = h->changes != changes;
 	mutex_unlock(&bpfilter.lock);
 	return 0;
 }
@@ -312,36 +313,36 @@ static int bpfilter_replay(void)
  * replay makes it forget everything; a helper that broke the protocol is
  * stopped, and the next one starts from the kernel's tables.
  */
-static void bpfilter_forget_exited(void)
+static void bpfilter_forget_exited(struct bpfilter_helper *h)
 {
 	struct bpfilter_exited *x, *tmp;
 	struct bpfilter_req req;
 	LIST_HEAD(exited);
 	int err, ret;
 
-	lockdep_assert_held(&bpfilter.call_lock);
+	lockdep_assert_held(&h->call_lock);
 
 	/* A helper that is not running forgets everything when it starts. */
-	if (!umd_alive(&bpfilter.umd))
+	if (!umd_alive(&h->umd))
 		return;
 	mutex_lock(&bpfilter.lock);
-	list_splice_init(&bpfilter.exited, &exited);
+	list_splice_init(&h->exited, &exited);
 	mutex_unlock(&bpfilter.lock);
 	list_for_each_entry_safe(x, tmp, &exited, list) {
 		memset(&req, 0, sizeof(req));
 		req.net_cookie = x->cookie;
 		/* Whatever it answers, the helper was told. */
-		err = bpfilter_send(BPFILTER_MSG_NET_EXIT, &req, sizeof(req),
-				    &ret);
+		err = bpfilter_send(h, BPFILTER_MSG_NET_EXIT, &req,
+				    sizeof(req), &ret);
 		if (err == -EPROTO)
-			umd_stop(&bpfilter.umd);
+			umd_stop(&h->umd);
 		if (err < 0)
 			break;
 		list_del(&x->list);
 		kfree(x);
 	}
 	mutex_lock(&bpfilter.lock);
-	list_splice(&exited, &bpfilter.exited);
+	list_splice(&exited, &h->exited);
 	mutex_unlock(&bpfilter.lock);
 }
 
@@ -352,12 +353,13 @@ static void bpfilter_forget_exited(void)
  */
 static void bpfilter_exited_work(struct work_struct *work)
 {
-	mutex_lock(&bpfilter.call_lock);
-	bpfilter_forget_exited();
-	mutex_unlock(&bpfilter.call_lock);
-}
+	struct bpfilter_helper *h = container_of(work, struct bpfilter_helper,
+						 exited_work);
 
-static DECLARE_WORK(bpfilter_exited_worker, bpfilter_exited_work);
+	mutex_lock(&h->call_lock);
+	bpfilter_forget_exited(h);
+	mutex_unlock(&h->call_lock);
+}
 
 /*
  * The helper forgets the tables of @bn, then gets the kernel's: after a
@@ -370,19 +372,21 @@ static DECLARE_WORK(bpfilter_exited_worker, bpfilter_exited_work);
 static int bpfilter_reload_net(struct bpfilter_net *bn)
 {
 	struct bpfilter_req req = { .net_cookie = bn->cookie };
+	struct bpfilter_helper *h = bn->helper;
 	int err, f;
 
 	lockdep_assert_held(&bn->lock);
-	lockdep_assert_held(&bpfilter.call_lock);
+	lockdep_assert_held(&h->call_lock);
 
-	err = bpfilter_send_change(BPFILTER_MSG_NET_EXIT, &req, sizeof(req));
+	err = bpfilter_send_change(h, BPFILTER_MSG_NET_EXIT, &req,
+				   sizeof(req));
 	for (f = 0; f < BPFILTER_NFAMILIES && !err; f++)
 		if (bn->filter[f])
-			err = bpfilter_send_change(BPFILTER_MSG_LOAD,
+			err = bpfilter_send_change(h, BPFILTER_MSG_LOAD,
 						   bn->filter[f]->req,
 						   bn->filter[f]->len);
 	if (err == -EPROTO)
-		umd_stop(&bpfilter.umd);
+		umd_stop(&h->umd);
 	if (!err)
 		bn->stale = false;
 	return err;
@@ -397,41 +401,63 @@ static bool bpfilter_changes(u32 type)
 	return type != BPFILTER_MSG_GET;
 }
 
-/**
- * bpfilter_resync - the helper may hold other tables than the kernel
- *
- * It gets the kernel's tables before the next request.
- *
- * Context: Process context. Takes bpfilter.lock.
+/*
+ * @h may hold other tables than the kernel: it gets the kernel's tables
+ * before the next request.
  */
-static void bpfilter_resync(void)
+static void bpfilter_resync(struct bpfilter_helper *h)
 {
 	mutex_lock(&bpfilter.lock);
-	bpfilter.resync = true;
+	h->resync = true;
 	/* A replay in progress must not clear it. */
-	bpfilter.changes++;
+	h->changes++;
 	mutex_unlock(&bpfilter.lock);
 }
 
 /**
- * bpfilter_broken - the helper broke the protocol: stop it
+ * bpfilter_broken - a helper broke the protocol: stop it
+ * @bn: the namespace whose request it answered
  *
- * The next request starts a new helper and gives it the kernel's tables.
- * A request of another namespace in flight fails (-EPIPE) and marks the
- * helper for the same replay.
+ * The next request of its tenant starts a new helper and gives it the
+ * kernel's tables. A request of another of the tenant's namespaces in
+ * flight fails (-EPIPE) and marks the helper for the same replay; other
+ * tenants' helpers are not touched.
  *
  * Context: Process context. Takes bpfilter.lock.
  */
-void bpfilter_broken(void)
+void bpfilter_broken(struct bpfilter_net *bn)
 {
-	umd_stop(&bpfilter.umd);
-	bpfilter_resync();
+	umd_stop(&bn->helper->umd);
+	bpfilter_resync(bn->helper);
 }
 
 /**
- * bpfilter_call - a request to the helper
- * @bn: the namespace whose tables the request may change, its lock held;
- *	NULL for none
+ * bpfilter_is_helper - whether current is one of the module's helpers
+ *
+ * Context: Any context that may take a spinlock.
+ * Return: true if current's thread group is a running helper.
+ */
+bool bpfilter_is_helper(void)
+{
+	struct bpfilter_helper *h;
+	bool found = false;
+	struct pid *pid;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(h, &bpfilter.helpers, list) {
+		pid = umd_get_pid(&h->umd);
+		found = pid && pid == task_tgid(current);
+		put_pid(pid);
+		if (found)
+			break;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * bpfilter_call - a request to the helper of a namespace
+ * @bn: the caller's namespace; its lock held if @type changes its tables
  * @type: enum bpfilter_msg_type
  * @req: the request, a struct bpfilter_req and its bytes
  * @len: its length
@@ -439,17 +465,19 @@ void bpfilter_broken(void)
  * @size: its size
  * @gen: if not NULL, set to the generation of the helper that served it
  *
- * A helper started since the last call answers -ESTALE; it is then given
- * every table the kernel keeps and the request is sent again. After a
- * change whose outcome is unknown because the helper died or timed out,
- * the helper is given the tables again before the next request; one that
- * broke the protocol is stopped first. After one of @bn whose caller was
- * killed, only @bn's tables are, before @bn's next request: a tenant
- * killing its own requests neither makes the helper replay every
- * namespace nor uses up the restarts other callers need. Namespaces that
- * went away are forgotten first: their exit does not wait for the helper.
+ * The request goes to the helper of @bn's tenant, and waits only for the
+ * tenant's other requests. A helper started since the last call answers
+ * -ESTALE; it is then given every table of the tenant's namespaces and
+ * the request is sent again. After a change whose outcome is unknown
+ * because the helper died or timed out, the helper is given the tables
+ * again before the next request; one that broke the protocol is stopped
+ * first. After one of @bn whose caller was killed, only @bn's tables are,
+ * before @bn's next request: a caller killing its own requests neither
+ * makes the helper replay every namespace nor uses up the restarts other
+ * callers need. Namespaces that went away are forgotten first: their exit
+ * does not wait for the helper.
  *
- * Context: Process context. Takes bpfilter.call_lock, killably, and
+ * Context: Process context. Takes the helper's call_lock, killably, and
  * bpfilter.lock.
  * Return: the length of the reply, the helper's answer in @reply->ret;
  * or, @reply untouched, a negative errno of the transport (-EINTR:
@@ -461,45 +489,201 @@ int bpfilter_call(struct bpfilter_net *bn, u32 type, const void *req,
 		  size_t len, struct bpfilter_reply *reply, size_t size,
 		  u64 *gen)
 {
+	struct bpfilter_helper *h = bn->helper;
+	bool change = bpfilter_changes(type);
 	int err, tries;
 	bool resync;
 
-	if (bn)
+	if (change)
 		lockdep_assert_held(&bn->lock);
-	err = mutex_lock_killable(&bpfilter.call_lock);
+	err = mutex_lock_killable(&h->call_lock);
 	if (err)
 		return err;
-	bpfilter_forget_exited();
+	bpfilter_forget_exited(h);
 	mutex_lock(&bpfilter.lock);
-	resync = bpfilter.resync;
+	resync = h->resync;
 	mutex_unlock(&bpfilter.lock);
-	err = resync ? bpfilter_replay() : 0;
+	err = resync ? bpfilter_replay(h) : 0;
 	for (tries = 0; !err; tries++) {
-		if (bn && bn->stale)
+		if (change && bn->stale)
 			err = bpfilter_reload_net(bn);
 		if (!err)
-			err = umd_call(&bpfilter.umd, type, req, len, reply,
-				       size, BPFILTER_TIMEOUT);
+			err = umd_call(&h->umd, type, req, len, reply, size,
+				       BPFILTER_TIMEOUT);
 		if (err != -ESTALE)
 			break;
-		err = tries < BPFILTER_REPLAYS ? bpfilter_replay() : -EIO;
+		err = tries < BPFILTER_REPLAYS ? bpfilter_replay(h) : -EIO;
 	}
 	if (err >= 0) {
 		err = bpfilter_check_reply(reply, err);
 		if (err < 0)
-			umd_stop(&bpfilter.umd);
+			umd_stop(&h->umd);
 	}
 	/* A request too big for a message was never sent: nothing changed. */
-	if (err < 0 && err != -EMSGSIZE && bpfilter_changes(type)) {
-		if (err == -EINTR && bn)
+	if (err < 0 && err != -EMSGSIZE && change) {
+		if (err == -EINTR)
 			bn->stale = true;
 		else
-			bpfilter_resync();
+			bpfilter_resync(h);
 	}
 	if (err >= 0 && gen)
-		*gen = bpfilter.gen;
-	mutex_unlock(&bpfilter.call_lock);
+		*gen = h->gen;
+	mutex_unlock(&h->call_lock);
 	return err;
+}
+
+/*
+ * The tenant of a namespace owned by @ns: the outermost user namespace
+ * under init_user_ns that holds @ns, so that the user namespaces nested
+ * in a tenant's are the tenant's, or init_user_ns for its own.
+ */
+static const struct user_namespace *
+bpfilter_tenant(const struct user_namespace *ns)
+{
+	while (ns->parent && ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns;
+}
+
+/*
+ * Whether @h serves @tenant. A user namespace that root made (a container
+ * manager's) is a tenant of its own: root decides how many there are. All
+ * of those of one other user are that user's, who may make as many as
+ * max_user_namespaces allows: one helper serves them all, and no user
+ * can make the kernel run more than one helper process.
+ */
+static bool bpfilter_serves(const struct bpfilter_helper *h,
+			    const struct user_namespace *tenant)
+{
+	if (tenant == &init_user_ns || uid_eq(tenant->owner, GLOBAL_ROOT_UID))
+		return h->tenant == tenant;
+	return !h->tenant && uid_eq(h->owner, tenant->owner);
+}
+
+/*
+ * Stops a helper that nobody uses any more. From a worker: the last user
+ * may be a namespace's exit, which must not wait for a helper.
+ */
+static void bpfilter_helper_free(struct work_struct *work)
+{
+	struct bpfilter_helper *h = container_of(work, struct bpfilter_helper,
+						 free_work);
+	struct bpfilter_exited *x, *tmp;
+
+	/* The helper goes: what it was to forget goes with it. */
+	cancel_work_sync(&h->exited_work);
+	umd_destroy(&h->umd);
+	list_for_each_entry_safe(x, tmp, &h->exited, list)
+		kfree(x);
+	mutex_destroy(&h->call_lock);
+	/* bpfilter_is_helper() may still be looking at it. */
+	kfree_rcu(h, rcu);
+}
+
+/* A helper for @tenant, with no process yet, or NULL. */
+static struct bpfilter_helper *
+bpfilter_helper_new(const struct user_namespace *tenant)
+{
+	struct bpfilter_helper *h;
+
+	/* Charged to whoever made the tenant's first namespace. */
+	h = kzalloc_obj(*h, GFP_KERNEL_ACCOUNT);
+	if (!h)
+		return NULL;
+	if (umd_init_shared(&h->umd, &bpfilter.image)) {
+		kfree(h);
+		return NULL;
+	}
+	mutex_init(&h->call_lock);
+	if (tenant == &init_user_ns || uid_eq(tenant->owner, GLOBAL_ROOT_UID))
+		h->tenant = tenant;
+	h->owner = tenant->owner;
+	h->users = 1;
+	INIT_LIST_HEAD(&h->nets);
+	INIT_LIST_HEAD(&h->exited);
+	INIT_WORK(&h->exited_work, bpfilter_exited_work);
+	INIT_WORK(&h->free_work, bpfilter_helper_free);
+	/* It starts without the tables, as a helper that restarted. */
+	h->resync = true;
+	return h;
+}
+
+/* The helper that serves @tenant, with a new use, or NULL. */
+static struct bpfilter_helper *
+bpfilter_helper_find(const struct user_namespace *tenant)
+{
+	struct bpfilter_helper *h;
+
+	lockdep_assert_held(&bpfilter.lock);
+	list_for_each_entry(h, &bpfilter.helpers, list) {
+		if (bpfilter_serves(h, tenant)) {
+			h->users++;
+			return h;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The helper of the tenant of @ns, with a new use; NULL without the
+ * memory for a new one. Its process starts with its first request.
+ */
+static struct bpfilter_helper *
+bpfilter_helper_get(const struct user_namespace *ns)
+{
+	const struct user_namespace *tenant = bpfilter_tenant(ns);
+	struct bpfilter_helper *h, *new;
+
+	mutex_lock(&bpfilter.lock);
+	h = bpfilter_helper_find(tenant);
+	mutex_unlock(&bpfilter.lock);
+	if (h)
+		return h;
+	/*
+	 * Allocated without bpfilter.lock, so that the caller's memory
+	 * cgroup reclaiming makes no other tenant wait.
+	 */
+	new = bpfilter_helper_new(tenant);
+	if (!new)
+		return NULL;
+	mutex_lock(&bpfilter.lock);
+	h = bpfilter_helper_find(tenant);
+	if (!h)
+		list_add_rcu(&new->list, &bpfilter.helpers);
+	mutex_unlock(&bpfilter.lock);
+	if (!h)
+		return new;
+	/* Another namespace of the tenant made it meanwhile. */
+	umd_destroy(&new->umd);
+	mutex_destroy(&new->call_lock);
+	kfree(new);
+	return h;
+}
+
+/*
+ * Drops a use of @h. The last one stops it, from a worker; else @x, if
+ * not NULL, is a namespace gone that @h is told to forget when it is free.
+ */
+static void bpfilter_helper_put(struct bpfilter_helper *h,
+				struct bpfilter_exited *x)
+{
+	bool last;
+
+	mutex_lock(&bpfilter.lock);
+	last = !--h->users;
+	/* A namespace of the tenant made from now on gets a new helper. */
+	if (last) {
+		list_del_rcu(&h->list);
+	} else if (x) {
+		list_add_tail(&x->list, &h->exited);
+		/* Under the lock: the last put must find it queued. */
+		queue_work(bpfilter.wq, &h->exited_work);
+	}
+	mutex_unlock(&bpfilter.lock);
+	if (last) {
+		kfree(x);
+		queue_work(bpfilter.wq, &h->free_work);
+	}
 }
 
 static const char *const bpfilter_family_name[BPFILTER_NFAMILIES] = {
@@ -507,10 +691,15 @@ static const char *const bpfilter_family_name[BPFILTER_NFAMILIES] = {
 	[BPFILTER_IPV6] = "ipv6",
 };
 
-/* /proc/net/bpfilter: the tables the helper serves in this namespace. */
+/*
+ * /proc/net/bpfilter: the tables the helper serves in this namespace, and
+ * the helper's pid, if it runs and the reader can see it.
+ */
 static int bpfilter_proc_show(struct seq_file *seq, void *v)
 {
 	struct bpfilter_net *bn = bpfilter_net(seq_file_single_net(seq));
+	struct pid *pid;
+	pid_t nr = 0;
 	int i;
 
 	mutex_lock(&bn->lock);
@@ -523,6 +712,12 @@ static int bpfilter_proc_show(struct seq_file *seq, void *v)
 				   t->prog->aux->id, t->prog->len);
 	}
 	mutex_unlock(&bn->lock);
+	pid = umd_get_pid(&bn->helper->umd);
+	if (pid)
+		nr = pid_vnr(pid);
+	put_pid(pid);
+	if (nr)
+		seq_printf(seq, "helper pid=%d\n", nr);
 	return 0;
 }
 
@@ -534,39 +729,47 @@ static int __net_init bpfilter_net_init(struct net *net)
 	bn->net = net;
 	bn->cookie = net->net_cookie;
 	INIT_LIST_HEAD(&bn->list);
+	bn->helper = bpfilter_helper_get(net->user_ns);
+	if (!bn->helper)
+		goto err;
 	if (!proc_create_net_single("bpfilter", 0440, net->proc_net,
 				    bpfilter_proc_show, NULL))
-		return -ENOMEM;
+		goto err_put;
 	return 0;
+
+err_put:
+	bpfilter_helper_put(bn->helper, NULL);
+err:
+	mutex_destroy(&bn->lock);
+	return -ENOMEM;
 }
 
 /*
- * The helper forgets @bn's tables when it is free, told by a worker: the
- * exit runs under pernet_ops_rwsem, which must not wait for the helper
- * (another namespace's table may be compiling). Without the memory to
- * say so, the helper gets the kernel's tables again, which forgets them.
+ * What tells the helper to forget @bn's tables when it is free: a worker
+ * does (see bpfilter_helper_put()), as the exit runs under
+ * pernet_ops_rwsem, which must not wait for the helper (another
+ * namespace's table may be compiling). Without the memory to say so, the
+ * helper gets its tenant's tables again, which forgets them.
  */
-static void bpfilter_exit_later(struct bpfilter_net *bn)
+static struct bpfilter_exited *bpfilter_exit_later(struct bpfilter_net *bn)
 {
 	struct bpfilter_exited *x;
 
 	if (READ_ONCE(bpfilter.unloading))
-		return;
+		return NULL;
 	x = kmalloc_obj(*x, GFP_KERNEL);
 	if (!x) {
-		bpfilter_resync();
-		return;
+		bpfilter_resync(bn->helper);
+		return NULL;
 	}
 	x->cookie = bn->cookie;
-	mutex_lock(&bpfilter.lock);
-	list_add_tail(&x->list, &bpfilter.exited);
-	mutex_unlock(&bpfilter.lock);
-	queue_work(system_long_wq, &bpfilter_exited_worker);
+	return x;
 }
 
 static void __net_exit bpfilter_net_exit(struct net *net)
 {
 	struct bpfilter_net *bn = bpfilter_net(net);
+	struct bpfilter_exited *x = NULL;
 	int i;
 
 	remove_proc_entry("bpfilter", net->proc_net);
@@ -584,12 +787,13 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 			bpfilter_release_table(bn, i,
 					       bpfilter_set_table(bn, i, NULL,
 								  BPFILTER_GEN_ANY));
-		bpfilter_exit_later(bn);
+		x = bpfilter_exit_later(bn);
 	}
 	for (i = 0; i < BPFILTER_NFAMILIES; i++)
 		bpfilter_unhook(bn, i);
 	mutex_unlock(&bn->lock);
 	mutex_destroy(&bn->lock);
+	bpfilter_helper_put(bn->helper, x);
 }
 
 static struct pernet_operations bpfilter_net_ops = {
@@ -607,29 +811,39 @@ static const struct bpfilter_ops bpfilter_sockopt_ops = {
 
 static int __init bpfilter_init(void)
 {
+	struct bpfilter_helper *h;
 	int err;
 
-	err = umd_init(&bpfilter.umd, "bpfilter_umh", bpfilter_umh_start,
+	bpfilter.wq = alloc_workqueue("bpfilter", WQ_UNBOUND, 0);
+	if (!bpfilter.wq)
+		return -ENOMEM;
+	err = umd_init(&bpfilter.image, "bpfilter_umh", bpfilter_umh_start,
 		       bpfilter_umh_end - bpfilter_umh_start,
 		       sizeof(struct umd_msg) + BPFILTER_MAX_MSG);
 	if (err)
-		return err;
+		goto err_wq;
 
-	/* Start the helper and check that it answers. */
-	mutex_lock(&bpfilter.call_lock);
-	err = bpfilter_replay();
-	mutex_unlock(&bpfilter.call_lock);
+	/* init_user_ns' helper, kept while the module is: it must answer. */
+	h = bpfilter_helper_get(&init_user_ns);
+	if (!h) {
+		err = -ENOMEM;
+		goto err_image;
+	}
+	bpfilter.init_helper = h;
+	mutex_lock(&h->call_lock);
+	err = bpfilter_replay(h);
+	mutex_unlock(&h->call_lock);
 	if (err) {
 		pr_err("helper does not answer: %d\n", err);
-		goto err_destroy;
+		goto err_helper;
 	}
 
 	err = bpfilter_xt_init();
 	if (err)
-		goto err_destroy;
+		goto err_helper;
 	err = register_pernet_subsys(&bpfilter_net_ops);
 	if (err)
-		goto err_destroy;
+		goto err_helper;
 	err = bpfilter_register(&bpfilter_sockopt_ops);
 	if (err)
 		goto err_unregister_pernet;
@@ -637,8 +851,13 @@ static int __init bpfilter_init(void)
 
 err_unregister_pernet:
 	unregister_pernet_subsys(&bpfilter_net_ops);
-err_destroy:
-	umd_destroy(&bpfilter.umd);
+err_helper:
+	bpfilter_helper_put(h, NULL);
+err_image:
+	umd_destroy(&bpfilter.image);
+err_wq:
+	/* After the helper's free work, which it drains. */
+	destroy_workqueue(bpfilter.wq);
 	return err;
 }
 
@@ -650,21 +869,25 @@ err_destroy:
  */
 static void bpfilter_unload_work(struct work_struct *work)
 {
+	struct bpfilter_helper *h;
 	struct bpfilter_net *bn;
 	struct net **nets;
 	unsigned int n = 0, i;
 
 	mutex_lock(&bpfilter.lock);
-	list_for_each_entry(bn, &bpfilter.nets, list)
-		n++;
+	list_for_each_entry(h, &bpfilter.helpers, list)
+		list_for_each_entry(bn, &h->nets, list)
+			n++;
 	nets = kcalloc(n, sizeof(*nets), GFP_KERNEL);
 	if (!nets)
 		pr_crit("no memory to give the tables to ip_tables on unload\n");
 	n = 0;
-	list_for_each_entry(bn, &bpfilter.nets, list) {
-		/* A namespace going away takes its tables with it. */
-		if (nets && maybe_get_net(bn->net))
-			nets[n++] = bn->net;
+	list_for_each_entry(h, &bpfilter.helpers, list) {
+		list_for_each_entry(bn, &h->nets, list) {
+			/* A namespace going away takes its tables with it. */
+			if (nets && maybe_get_net(bn->net))
+				nets[n++] = bn->net;
+		}
 	}
 	mutex_unlock(&bpfilter.lock);
 
@@ -680,7 +903,6 @@ static void bpfilter_unload_work(struct work_struct *work)
 
 static void __exit bpfilter_exit(void)
 {
-	struct bpfilter_exited *x, *tmp;
 	struct work_struct work;
 
 	/* The helper goes with the module; it need not forget anything. */
@@ -692,11 +914,11 @@ static void __exit bpfilter_exit(void)
 	flush_work(&work);
 	destroy_work_on_stack(&work);
 	unregister_pernet_subsys(&bpfilter_net_ops);
-	cancel_work_sync(&bpfilter_exited_worker);
-	umd_destroy(&bpfilter.umd);
-	/* Namespaces gone before the unload, which the helper took along. */
-	list_for_each_entry_safe(x, tmp, &bpfilter.exited, list)
-		kfree(x);
+	/* The namespaces put their helpers; the module puts init's. */
+	bpfilter_helper_put(bpfilter.init_helper, NULL);
+	/* Every helper stops in its free work, which this waits for. */
+	destroy_workqueue(bpfilter.wq);
+	umd_destroy(&bpfilter.image);
 }
 
 module_init(bpfilter_init);

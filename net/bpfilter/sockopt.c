@@ -391,7 +391,7 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	}
 	prog = bpfilter_prog_get(reply->prog_id);
 	if (IS_ERR(prog)) {
-		bpfilter_broken();
+		bpfilter_broken(bn);
 		return PTR_ERR(prog) == -EPROTO ? -EPROTO : -EIO;
 	}
 	new->run->prog = prog;
@@ -405,7 +405,7 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	if (!err)
 		err = bpfilter_keep_view(new, reply);
 	if (err == -EPROTO)
-		bpfilter_broken();
+		bpfilter_broken(bn);
 	if (!err)
 		err = bpfilter_hook(bn, family);
 	/* The module may go once the table is the initial one again. */
@@ -432,9 +432,9 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 		}
 	}
 	/*
-	 * Once published, the table may be replayed to a new helper by any
-	 * other namespace's request: as a table of its own, with no pointer
-	 * and no check.
+	 * Once published, the table may be replayed to a new helper by the
+	 * request of another namespace of the tenant: as a table of its own,
+	 * with no pointer and no check.
 	 */
 	repl->counters = NULL;
 	req->flags = 0;
@@ -515,7 +515,7 @@ static int bpfilter_check_xt(struct bpfilter_net *bn, u8 pf,
 				repl + 1, repl->size, (const void *)(reply + 1),
 				reply->len, &new->xt, &broken);
 	if (broken)
-		bpfilter_broken();
+		bpfilter_broken(bn);
 	if (err)
 		return err;
 	req->flags |= BPFILTER_REQ_CHECKED;
@@ -524,7 +524,7 @@ static int bpfilter_check_xt(struct bpfilter_net *bn, u8 pf,
 	req->flags &= ~BPFILTER_REQ_CHECKED;
 	if (err >= 0 && reply->ret >= 0 && reply->action == BPFILTER_CHECK) {
 		/* It was answered: asking again is not the protocol. */
-		bpfilter_broken();
+		bpfilter_broken(bn);
 		err = -EPROTO;
 	}
 	return err;
@@ -570,7 +570,7 @@ static int bpfilter_replace_filter(struct sock *sk, struct bpfilter_net *bn,
 		goto out;
 	if (reply->action == BPFILTER_FALLBACK && reply->len) {
 		/* Whatever the helper did, a new one starts from our copy. */
-		bpfilter_broken();
+		bpfilter_broken(bn);
 		err = -EPROTO;
 		goto out;
 	}
@@ -874,7 +874,7 @@ static int bpfilter_get_revision(struct sock *sk, u8 pf, int optname,
 
 	bpfilter_req_init(&msg.req, sk, pf, cmd, *optlen, false);
 	/* Not sizeof(msg): the helper wants no padding after the name. */
-	err = bpfilter_call(NULL, BPFILTER_MSG_GET, &msg,
+	err = bpfilter_call(bpfilter_net(sock_net(sk)), BPFILTER_MSG_GET, &msg,
 			    offsetofend(typeof(msg), rev), &reply, sizeof(reply),
 			    NULL);
 	if (err < 0 || reply.action == BPFILTER_FALLBACK)

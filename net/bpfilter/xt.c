@@ -742,7 +742,7 @@ BTF_ID_FLAGS(func, bpfilter_xt_target)
 BTF_KFUNCS_END(bpfilter_kfunc_ids)
 
 /*
- * Only the helper's programs may call the module: any other netfilter
+ * Only the helpers' programs may call the module: any other netfilter
  * program could run a table's matches and targets in bpfilter's name.
  * The verifier calls this only while a program loads, in the bpf() call,
  * so current is the loader. It is asked about every
@@ -753,16 +753,9 @@ BTF_KFUNCS_END(bpfilter_kfunc_ids)
  */
 static int bpfilter_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
 {
-	int err = -EACCES;
-	struct pid *pid;
-
 	if (!btf_id_set8_contains(&bpfilter_kfunc_ids, kfunc_id))
 		return 0;
-	pid = umd_get_pid(&bpfilter.umd);
-	if (pid && pid == task_tgid(current))
-		err = 0;
-	put_pid(pid);
-	return err;
+	return bpfilter_is_helper() ? 0 : -EACCES;
 }
 
 static const struct btf_kfunc_id_set bpfilter_kfunc_set = {

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <dirent.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <linux/netfilter/xt_DSCP.h>
@@ -861,38 +860,33 @@ TEST_F(filter, get_revision)
 }
 
 /*
- * The resident memory of bpfilter's helper in KiB, and its pid in @pid;
- * -1 if it does not run.
+ * The resident memory in KiB of the helper that serves this namespace, as
+ * /proc/net/bpfilter names it, and its pid in @pid; -1 if it does not run.
  */
 static long helper_rss_kb(pid_t *pid)
 {
-	char path[300], line[128];
+	char path[64], line[128];
 	long rss = -1;
-	struct dirent *d;
-	DIR *proc;
 	FILE *f;
 
-	proc = opendir("/proc");
-	if (!proc)
+	*pid = 0;
+	f = fopen("/proc/net/bpfilter", "r");
+	if (!f)
 		return -1;
-	while (rss < 0 && (d = readdir(proc))) {
-		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(line, sizeof(line), f) && !strcmp(line, "bpfilter_umh\n")) {
-			fclose(f);
-			*pid = atoi(d->d_name);
-			snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
-			f = fopen(path, "r");
-			while (f && fgets(line, sizeof(line), f))
-				if (sscanf(line, "VmRSS: %ld", &rss) == 1)
-					break;
-		}
-		if (f)
-			fclose(f);
-	}
-	closedir(proc);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "helper pid=%d", pid) == 1)
+			break;
+	fclose(f);
+	if (*pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", *pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &rss) == 1)
+			break;
+	fclose(f);
 	return rss;
 }
 
