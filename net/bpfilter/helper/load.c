@@ -150,6 +150,17 @@ static const struct bf_btf *kernel_btf(void)
 	return bf_btf_err ? NULL : &bf_btf;
 }
 
+/**
+ * bf_load_init - reads the kernel's BTF, before the helper gives up files
+ *
+ * The BTF of vmlinux is a file, and a module's BTF is found by id, which
+ * takes CAP_SYS_ADMIN: both are read before bf_sandbox().
+ */
+void bf_load_init(void)
+{
+	kernel_btf();
+}
+
 /* The verifier's last words, for the kernel log. */
 static void print_log(const char *log, unsigned int insns, int err)
 {

@@ -78,5 +78,6 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
 	    struct bf_prog *prog);
 void bf_unload(struct bf_prog *prog);
 bool bf_load_xt(void);
+void bf_load_init(void);
 
 #endif /* _BPFILTER_LOAD_H */

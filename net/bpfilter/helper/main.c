@@ -13,7 +13,9 @@
 #include <unistd.h>
 #include <linux/usermode_driver.h>
 
+#include "load.h"
 #include "msg.h"
+#include "sandbox.h"
 #include "table.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -86,12 +88,20 @@ int main(void)
 	struct umd_msg *msg;
 	char *in, *out;
 	ssize_t n;
+	int err;
 
 	/* Requests are read into @in and replies built in @out. */
 	in = malloc(BF_MAX_MSG);
 	out = malloc(BF_MAX_MSG);
 	if (!in || !out) {
 		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
+	/* What any tenant sends is parsed with the least privilege. */
+	bf_load_init();
+	err = bf_sandbox();
+	if (err) {
+		fprintf(stderr, "cannot give up privileges: %d\n", err);
 		return 1;
 	}
 	for (;;) {

@@ -205,3 +205,44 @@ have_ext()
 	[ -n "$4" ] && modprobe -q "$4" 2>/dev/null &&
 		grep -qx "$3" "$file" 2>/dev/null
 }
+
+# gone PID: wait up to $WAIT s (20 by default) for PID to exit; true if
+# it did.
+gone()
+{
+	local end=$((SECONDS + ${WAIT:-20}))
+
+	while [ $SECONDS -lt $end ]; do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
+# blocked PID: wait up to $WAIT s for PID to sleep in the kernel where
+# only a fatal signal, if anything, wakes it (state D), for a second on
+# end: waiting for the helper, or for another request to be done with it.
+blocked()
+{
+	local end=$((SECONDS + ${WAIT:-20})) state seen=0
+
+	while [ $SECONDS -lt $end ]; do
+		state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
+		[ -n "$state" ] || return 1
+		if [ "$state" = D ]; then
+			seen=$((seen + 1))
+			[ $seen -ge 5 ] && return 0
+		else
+			seen=0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# helper_of FILE: the pid of the helper that /proc/net/bpfilter FILE
+# names.
+helper_of()
+{
+	sed -n 's/^helper pid=\([0-9]*\)$/\1/p' "$1"
+}

@@ -163,39 +163,6 @@ refcnt()
 	cat /sys/module/bpfilter/refcnt
 }
 
-# gone PID: wait up to $WAIT s for PID to exit; true if it did.
-gone()
-{
-	local end=$((SECONDS + WAIT))
-
-	while [ $SECONDS -lt $end ]; do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.2
-	done
-	! kill -0 "$1" 2>/dev/null
-}
-
-# blocked PID: wait up to $WAIT s for PID to sleep in the kernel where
-# only a fatal signal, if anything, wakes it (state D), for a second on
-# end: waiting for the helper, or for another request to be done with it.
-blocked()
-{
-	local end=$((SECONDS + WAIT)) state seen=0
-
-	while [ $SECONDS -lt $end ]; do
-		state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
-		[ -n "$state" ] || return 1
-		if [ "$state" = D ]; then
-			seen=$((seen + 1))
-			[ $seen -ge 5 ] && return 0
-		else
-			seen=0
-		fi
-		sleep 0.2
-	done
-	return 1
-}
-
 # below FILE N: wait up to $WAIT s for the number in FILE to drop below N.
 below()
 {
