@@ -546,16 +546,21 @@ bpfilter_tenant(const struct user_namespace *ns)
 }
 
 /*
- * Whether @h serves @tenant. A user namespace that root made (a container
- * manager's) is a tenant of its own: root decides how many there are. All
+ * Whether @tenant has a helper of its own. A user namespace that root
+ * made (a container manager's) has: root decides how many there are. All
  * of those of one other user are that user's, who may make as many as
  * max_user_namespaces allows: one helper serves them all, and no user
  * can make the kernel run more than one helper process.
  */
+static bool bpfilter_own_helper(const struct user_namespace *tenant)
+{
+	return tenant == &init_user_ns || uid_eq(tenant->owner, GLOBAL_ROOT_UID);
+}
+
 static bool bpfilter_serves(const struct bpfilter_helper *h,
 			    const struct user_namespace *tenant)
 {
-	if (tenant == &init_user_ns || uid_eq(tenant->owner, GLOBAL_ROOT_UID))
+	if (bpfilter_own_helper(tenant))
 		return h->tenant == tenant;
 	return !h->tenant && uid_eq(h->owner, tenant->owner);
 }
@@ -595,7 +600,7 @@ bpfilter_helper_new(const struct user_namespace *tenant)
 		return NULL;
 	}
 	mutex_init(&h->call_lock);
-	if (tenant == &init_user_ns || uid_eq(tenant->owner, GLOBAL_ROOT_UID))
+	if (bpfilter_own_helper(tenant))
 		h->tenant = tenant;
 	h->owner = tenant->owner;
 	h->users = 1;
