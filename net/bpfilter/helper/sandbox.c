@@ -39,8 +39,6 @@
 #define BF_AUDIT_ARCH	AUDIT_ARCH_AARCH64
 #elif defined(__riscv) && __riscv_xlen == 64
 #define BF_AUDIT_ARCH	AUDIT_ARCH_RISCV64
-#elif defined(__s390x__)
-#define BF_AUDIT_ARCH	AUDIT_ARCH_S390X
 #elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define BF_AUDIT_ARCH	AUDIT_ARCH_PPC64LE
 #endif
@@ -173,14 +171,10 @@ static int bf_seccomp(void)
 	f[n++] = BF_RET(SECCOMP_RET_KILL_PROCESS);
 	prog.len = n;
 
-	if (!syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
-		return 0;
-	/* A kernel without CONFIG_SECCOMP_FILTER: say so, and serve. */
-	if (errno == EINVAL) {
-		fprintf(stderr, "no seccomp filter in this kernel\n");
-		return 0;
-	}
-	return -errno;
+	/* CONFIG_BPFILTER_UMH depends on CONFIG_SECCOMP_FILTER. */
+	if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		return -errno;
+	return 0;
 }
 #else
 static int bf_seccomp(void)
