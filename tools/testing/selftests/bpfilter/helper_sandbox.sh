@@ -11,15 +11,15 @@
 source ../net/lib.sh
 source ./iptables_lib.sh
 
-need_tools iptables-legacy unshare nsenter
+need_tools iptables-legacy unshare nsenter setpriv
 
 # CAP_NET_ADMIN (12), CAP_PERFMON (38) and CAP_BPF (39).
 KEPT=000000c000001000
 
-holder=""
+holders=""
 cleanup()
 {
-	[ -z "$holder" ] || kill "$holder" 2>/dev/null
+	[ -z "$holders" ] || kill $holders 2>/dev/null
 	cleanup_all_ns
 }
 trap cleanup EXIT
@@ -67,14 +67,7 @@ check_owned "a's table is bpfilter's" "$a" ipv4 5
 sandboxed "the initial user namespace's helper" \
 	"$(ip netns exec "$a" cat /proc/net/bpfilter | helper_of /dev/stdin)"
 
-unshare --user --map-root-user --net sleep 1000 &
-holder=$!
-for _ in $(seq 50); do
-	[ "$(cat "/proc/$holder/comm" 2>/dev/null)" = sleep ] && break
-	sleep 0.1
-done
-if [ "$(readlink "/proc/$holder/ns/user" 2>/dev/null)" = "$(readlink /proc/self/ns/user)" ] ||
-   ! kill -0 "$holder" 2>/dev/null; then
+if ! tenant holder; then
 	skip "a tenant's helper: no user namespace here (unshare -Urn)"
 	exit $ret
 fi

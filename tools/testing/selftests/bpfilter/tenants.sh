@@ -49,37 +49,6 @@ if [ "$mode" != bpfilter ]; then
 	exit "$ksft_skip"
 fi
 
-# own_userns PID: PID runs sleep, in a user namespace not ours.
-own_userns()
-{
-	local ns
-
-	ns=$(readlink "/proc/$1/ns/user" 2>/dev/null) && [ -n "$ns" ] &&
-		[ "$ns" != "$(readlink /proc/self/ns/user)" ] &&
-		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = sleep ]
-}
-
-# tenant NAME [SETPRIV-ARGS...]: a process that holds a user namespace
-# and a network namespace it owns, made by a user that setpriv makes;
-# its pid in the variable NAME.
-tenant()
-{
-	local pid name=$1
-
-	shift
-	setpriv "$@" unshare --user --map-root-user --net sleep 1000 &
-	pid=$!
-	holders="$holders $pid"
-	printf -v "$name" %s "$pid"
-	# unshare has made the namespaces once it has exec'd sleep.
-	for _ in $(seq 50); do
-		own_userns "$pid" && return 0
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
 if ! tenant t1 || ! tenant t2; then
 	skip "no user namespaces here (unshare -Urn)"
 	exit "$ksft_skip"
