@@ -15,12 +15,18 @@ struct umd_chan;
  * struct umd_info - a user-mode driver
  * @driver_name: name of the executable; prefixes its log lines
  * @max_msg: largest request or reply, header included
+ * @starter_cgroups: run the helper in the cgroups of the task that starts
+ *	it, so that what it uses is charged where that task's use is; a
+ *	kernel thread cannot start it then. Set after umd_init() or
+ *	umd_init_shared(), and changed only where no start may race (the
+ *	driver serializes its calls); read when the helper starts
  *
  * The other fields are private to kernel/umh/usermode_driver.c.
  */
 struct umd_info {
 	const char *driver_name;
 	size_t max_msg;
+	bool starter_cgroups;
 	/* private: */
 	struct mutex lock;		/* start, stop, one request at a time */
 	spinlock_t chan_lock;		/* @chan, for umd_stop() without @lock */

@@ -11,6 +11,7 @@
  * the kernel log.
  */
 #include <linux/anon_inodes.h>
+#include <linux/cgroup.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/fs_struct.h>
@@ -380,9 +381,14 @@ static struct vfsmount *blob_to_mnt(const void *data, size_t len, const char *na
 struct umd_start {
 	struct umd_info *info;
 	struct umd_chan *chan;
+	struct task_struct *starter;	/* whose cgroups it joins, or NULL */
 };
 
-/* Runs in the new process before exec: give it the channel and a log. */
+/*
+ * Runs in the new process before exec: give it the channel and a log,
+ * and its starter's cgroups if it is to be charged there. It joins them
+ * before it execs, so that every page it uses from then on is charged.
+ */
 static int umd_setup(struct subprocess_info *sub, struct cred *new)
 {
 	struct umd_start *start = sub->data;
@@ -390,6 +396,11 @@ static int umd_setup(struct subprocess_info *sub, struct cred *new)
 	struct file *cfile, *lfile;
 	int err;
 
+	if (start->starter) {
+		err = cgroup_attach_task_all(start->starter, current);
+		if (err)
+			return err;
+	}
 	kref_get(&chan->ref);
 	cfile = anon_inode_getfile("[umd]", &umd_chan_fops, chan, O_RDWR);
 	if (IS_ERR(cfile)) {
@@ -470,6 +481,17 @@ static int umd_start_locked(struct umd_info *info)
 	argv[0] = (char *)info->driver_name;
 	argv[1] = NULL;
 	start.info = info;
+	/*
+	 * The starter waits for the exec uninterruptibly (UMH_WAIT_EXEC), so
+	 * it and @start outlive umd_setup(). A kernel thread has no cgroups
+	 * to charge: it must not start a helper that is to be charged.
+	 */
+	start.starter = NULL;
+	if (info->starter_cgroups) {
+		if (current->flags & PF_KTHREAD)
+			return -EPIPE;
+		start.starter = current;
+	}
 	start.chan = umd_chan_alloc(info);
 	if (!start.chan)
 		return -ENOMEM;
@@ -617,12 +639,19 @@ EXPORT_SYMBOL_GPL(umd_destroy);
  * credentials in the initial namespaces, its working directory the tmpfs
  * mount of umd_init() (the first driver's, for umd_init_shared()), the
  * channel as standard input and the kernel log as standard output and
- * error.
+ * error. It runs in the root cgroups, or with @info->starter_cgroups in
+ * the cgroups of the caller (of the umd_call() that restarts it, for a
+ * restart), which must then not be a kernel thread.
  *
- * Context: Process context; may sleep.
+ * Context: Process context; may sleep. With @info->starter_cgroups, takes
+ * cgroup_mutex and cgroup_threadgroup_rwsem in the new process while the
+ * caller waits for it: the caller must hold no lock that is taken under
+ * them (rtnl_lock, cpus_read_lock).
  * Return: 0; -EBUSY if it is already running; -ESHUTDOWN after
  * umd_destroy(); -EOPNOTSUPP with CONFIG_STATIC_USERMODEHELPER, which would
- * run another executable; or the error of the fork or exec.
+ * run another executable; -EPIPE from a kernel thread with
+ * @info->starter_cgroups; or the error of the fork, of the move into the
+ * caller's cgroups or of the exec.
  */
 int umd_start(struct umd_info *info)
 {
@@ -709,13 +738,19 @@ EXPORT_SYMBOL_GPL(umd_get_pid);
 /* Restart a helper that has died, at most a few times per interval. */
 static int umd_ensure_running(struct umd_info *info)
 {
+	bool died;
+
 	lockdep_assert_held(&info->lock);
 	if (info->chan && umd_chan_alive(info->chan))
 		return 0;
-	if (info->chan) {
-		pr_warn("%s: helper died, restarting\n", info->driver_name);
+	died = info->chan;
+	if (died)
 		umd_reap(info);
-	}
+	/* Not started from here: no restart spent, nothing to say. */
+	if (info->starter_cgroups && (current->flags & PF_KTHREAD))
+		return -EPIPE;
+	if (died)
+		pr_warn("%s: helper died, restarting\n", info->driver_name);
 	if (!__ratelimit(&info->restart_rs)) {
 		pr_warn_ratelimited("%s: helper keeps dying, not restarting\n",
 				    info->driver_name);
@@ -817,16 +852,19 @@ static int umd_transact(struct umd_info *info, struct umd_req *req,
  * @reply_size: its size
  * @timeout: how long to wait for the reply, in jiffies
  *
- * Starts the helper if it is not running (rate limited). Calls are
+ * Starts the helper if it is not running (rate limited), as umd_start()
+ * does, in the caller's cgroups with @info->starter_cgroups. Calls are
  * serialized. The wait ends early on a fatal signal, leaving the channel
  * in step: the helper's late reply is dropped. A helper that does not
  * answer in time, or breaks the protocol, is killed.
  *
- * Context: Process context; may sleep.
+ * Context: Process context; may sleep. See umd_start() for the locks the
+ * caller must not hold with @info->starter_cgroups.
  * Return: the length of the reply payload; the helper's negative status;
  * -EINVAL for a zero @timeout; -EMSGSIZE if the request or reply cannot fit
  * in a message; -ETIMEDOUT; -EPIPE if the helper died or broke the
- * protocol; -EINTR on a fatal signal; -EAGAIN if it keeps dying and is not
+ * protocol, or is not running and a kernel thread may not start it;
+ * -EINTR on a fatal signal; -EAGAIN if it keeps dying and is not
  * restarted; -ESHUTDOWN after umd_destroy(); -ENOMEM; or an error of
  * umd_start().
  */

@@ -106,7 +106,9 @@ struct bpfilter_table {
  *	@owner. Compared, not held: a namespace that uses the helper keeps
  *	its user namespace alive
  * @owner: the user whose tenants it serves, if not @tenant's alone
- * @users: the namespaces that use it, and the module for init_user_ns'
+ * @alone: it serves init_net, and no other namespace of @tenant
+ *	(init_user_ns)
+ * @users: the namespaces that use it, and the module for init_net's
  * @nets: those of them that have a table, for a restarted helper
  * @exited: cookies of its namespaces gone, which a worker tells it to
  *	forget when it is free
@@ -130,6 +132,7 @@ struct bpfilter_helper {
 	struct list_head list;
 	const struct user_namespace *tenant;
 	kuid_t owner;
+	bool alone;
 	unsigned int users;
 	struct list_head nets;
 	struct list_head exited;
@@ -177,7 +180,7 @@ struct bpfilter_net {
  * @lock: @helpers, @pinned and the tables, and the helpers' state; never
  *	held across a request to a helper nor across ip_tables calls
  * @helpers: the helpers that have users
- * @init_helper: init_user_ns' helper, which the module holds
+ * @init_helper: init_net's helper, which the module holds
  * @pinned: tables not in their initial state; while there is one, the
  *	module holds a reference on itself so that rmmod cannot drop rules
  * @wq: the helpers' workers, drained before the module goes

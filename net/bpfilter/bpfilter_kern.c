@@ -347,6 +347,50 @@ static void bpfilter_forget_exited(struct bpfilter_helper *h)
 }
 
 /*
+ * The tenant of a namespace owned by @ns: the outermost user namespace
+ * under init_user_ns that holds @ns, so that the user namespaces nested
+ * in a tenant's are the tenant's, or init_user_ns for its own.
+ */
+static const struct user_namespace *
+bpfilter_tenant(const struct user_namespace *ns)
+{
+	while (ns->parent && ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns;
+}
+
+/*
+ * Whom a helper that the caller starts is charged to. A tenant's helper
+ * runs in the cgroups of the request that starts it, when the caller is
+ * of the tenant: the tenant pays for the helper's memory, maps and
+ * programs. One that a caller from outside the tenant starts (root
+ * entering a tenant's namespace) runs in the root cgroups rather than in
+ * the caller's, which would pay for it and could not be removed while it
+ * runs. A worker does not start a tenant's helper at all (umd_start()
+ * refuses, -EPIPE): the tenant's next request does. init_user_ns'
+ * helpers serve root's namespaces, from the root cgroups. The helper
+ * stays where it started until it stops: its cgroup's freezer and
+ * cgroup.kill reach it, which delays or fails only the tenant's requests.
+ */
+static void bpfilter_charge(struct bpfilter_helper *h)
+{
+	const struct user_namespace *ns = bpfilter_tenant(current_user_ns());
+	bool charge;
+
+	lockdep_assert_held(&h->call_lock);
+	if (h->tenant == &init_user_ns)
+		charge = false;
+	else if (current->flags & PF_KTHREAD)
+		charge = true;
+	else if (h->tenant)
+		charge = ns == h->tenant;
+	else	/* a user's own processes may hold its namespaces' sockets */
+		charge = uid_eq(ns->owner, h->owner) ||
+			 uid_eq(current_euid(), h->owner);
+	h->umd.starter_cgroups = charge;
+}
+
+/*
  * The helper is told of the namespaces gone as soon as it is free, so that
  * it does not keep their tables until the next request, nor make that
  * request wait for them.
@@ -357,6 +401,7 @@ static void bpfilter_exited_work(struct work_struct *work)
 						 exited_work);
 
 	mutex_lock(&h->call_lock);
+	bpfilter_charge(h);
 	bpfilter_forget_exited(h);
 	mutex_unlock(&h->call_lock);
 }
@@ -499,6 +544,7 @@ int bpfilter_call(struct bpfilter_net *bn, u32 type, const void *req,
 	err = mutex_lock_killable(&h->call_lock);
 	if (err)
 		return err;
+	bpfilter_charge(h);
 	bpfilter_forget_exited(h);
 	mutex_lock(&bpfilter.lock);
 	resync = h->resync;
@@ -533,19 +579,6 @@ int bpfilter_call(struct bpfilter_net *bn, u32 type, const void *req,
 }
 
 /*
- * The tenant of a namespace owned by @ns: the outermost user namespace
- * under init_user_ns that holds @ns, so that the user namespaces nested
- * in a tenant's are the tenant's, or init_user_ns for its own.
- */
-static const struct user_namespace *
-bpfilter_tenant(const struct user_namespace *ns)
-{
-	while (ns->parent && ns->parent != &init_user_ns)
-		ns = ns->parent;
-	return ns;
-}
-
-/*
  * Whether @tenant has a helper of its own. A user namespace that root
  * made (a container manager's) has: root decides how many there are. All
  * of those of one other user are that user's, who may make as many as
@@ -557,9 +590,22 @@ static bool bpfilter_own_helper(const struct user_namespace *tenant)
 	return tenant == &init_user_ns || uid_eq(tenant->owner, GLOBAL_ROOT_UID);
 }
 
-static bool bpfilter_serves(const struct bpfilter_helper *h,
-			    const struct user_namespace *tenant)
+/*
+ * Whether @net has a helper of its own, apart from its tenant's: init_net
+ * has, so that the host's iptables never waits for the tables of a
+ * container without a user namespace (whose root may have CAP_NET_ADMIN
+ * in it); the other namespaces of init_user_ns share one.
+ */
+static bool bpfilter_alone(const struct net *net)
 {
+	return net_eq(net, &init_net);
+}
+
+static bool bpfilter_serves(const struct bpfilter_helper *h,
+			    const struct user_namespace *tenant, bool alone)
+{
+	if (h->alone || alone)
+		return h->alone && alone;
 	if (bpfilter_own_helper(tenant))
 		return h->tenant == tenant;
 	return !h->tenant && uid_eq(h->owner, tenant->owner);
@@ -585,9 +631,12 @@ static void bpfilter_helper_free(struct work_struct *work)
 	kfree_rcu(h, rcu);
 }
 
-/* A helper for @tenant, with no process yet, or NULL. */
+/*
+ * A helper for @tenant, or for init_net alone if @alone, with no process
+ * yet; or NULL.
+ */
 static struct bpfilter_helper *
-bpfilter_helper_new(const struct user_namespace *tenant)
+bpfilter_helper_new(const struct user_namespace *tenant, bool alone)
 {
 	struct bpfilter_helper *h;
 
@@ -603,6 +652,7 @@ bpfilter_helper_new(const struct user_namespace *tenant)
 	if (bpfilter_own_helper(tenant))
 		h->tenant = tenant;
 	h->owner = tenant->owner;
+	h->alone = alone;
 	h->users = 1;
 	INIT_LIST_HEAD(&h->nets);
 	INIT_LIST_HEAD(&h->exited);
@@ -613,15 +663,15 @@ bpfilter_helper_new(const struct user_namespace *tenant)
 	return h;
 }
 
-/* The helper that serves @tenant, with a new use, or NULL. */
+/* The helper that serves @tenant (init_net if @alone), with a new use. */
 static struct bpfilter_helper *
-bpfilter_helper_find(const struct user_namespace *tenant)
+bpfilter_helper_find(const struct user_namespace *tenant, bool alone)
 {
 	struct bpfilter_helper *h;
 
 	lockdep_assert_held(&bpfilter.lock);
 	list_for_each_entry(h, &bpfilter.helpers, list) {
-		if (bpfilter_serves(h, tenant)) {
+		if (bpfilter_serves(h, tenant, alone)) {
 			h->users++;
 			return h;
 		}
@@ -630,17 +680,17 @@ bpfilter_helper_find(const struct user_namespace *tenant)
 }
 
 /*
- * The helper of the tenant of @ns, with a new use; NULL without the
- * memory for a new one. Its process starts with its first request.
+ * The helper of @net, with a new use; NULL without the memory for a new
+ * one. Its process starts with its first request.
  */
-static struct bpfilter_helper *
-bpfilter_helper_get(const struct user_namespace *ns)
+static struct bpfilter_helper *bpfilter_helper_get(const struct net *net)
 {
-	const struct user_namespace *tenant = bpfilter_tenant(ns);
+	const struct user_namespace *tenant = bpfilter_tenant(net->user_ns);
+	bool alone = bpfilter_alone(net);
 	struct bpfilter_helper *h, *new;
 
 	mutex_lock(&bpfilter.lock);
-	h = bpfilter_helper_find(tenant);
+	h = bpfilter_helper_find(tenant, alone);
 	mutex_unlock(&bpfilter.lock);
 	if (h)
 		return h;
@@ -648,11 +698,11 @@ bpfilter_helper_get(const struct user_namespace *ns)
 	 * Allocated without bpfilter.lock, so that the caller's memory
 	 * cgroup reclaiming makes no other tenant wait.
 	 */
-	new = bpfilter_helper_new(tenant);
+	new = bpfilter_helper_new(tenant, alone);
 	if (!new)
 		return NULL;
 	mutex_lock(&bpfilter.lock);
-	h = bpfilter_helper_find(tenant);
+	h = bpfilter_helper_find(tenant, alone);
 	if (!h)
 		list_add_rcu(&new->list, &bpfilter.helpers);
 	mutex_unlock(&bpfilter.lock);
@@ -707,7 +757,9 @@ static int bpfilter_proc_show(struct seq_file *seq, void *v)
 	pid_t nr = 0;
 	int i;
 
-	mutex_lock(&bn->lock);
+	/* A change in progress may wait for a busy helper. */
+	if (mutex_lock_killable(&bn->lock))
+		return -EINTR;
 	for (i = 0; i < BPFILTER_NFAMILIES; i++) {
 		const struct bpfilter_table *t = bn->filter[i];
 
@@ -734,7 +786,7 @@ static int __net_init bpfilter_net_init(struct net *net)
 	bn->net = net;
 	bn->cookie = net->net_cookie;
 	INIT_LIST_HEAD(&bn->list);
-	bn->helper = bpfilter_helper_get(net->user_ns);
+	bn->helper = bpfilter_helper_get(net);
 	if (!bn->helper)
 		goto err;
 	if (!proc_create_net_single("bpfilter", 0440, net->proc_net,
@@ -828,8 +880,8 @@ static int __init bpfilter_init(void)
 	if (err)
 		goto err_wq;
 
-	/* init_user_ns' helper, kept while the module is: it must answer. */
-	h = bpfilter_helper_get(&init_user_ns);
+	/* init_net's helper, kept while the module is: it must answer. */
+	h = bpfilter_helper_get(&init_net);
 	if (!h) {
 		err = -ENOMEM;
 		goto err_image;

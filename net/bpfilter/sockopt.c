@@ -94,11 +94,17 @@ static struct ipt_replace *bpfilter_table_repl(struct bpfilter_table *t)
 	return (void *)((struct bpfilter_req *)t->req + 1);
 }
 
+/*
+ * The namespace of @sk, locked; ERR_PTR(-EINTR) if the caller was killed
+ * while it waited: the request that holds the lock may be waiting for a
+ * busy helper, and a caller must be able to give up.
+ */
 static struct bpfilter_net *bpfilter_lock_net(struct sock *sk)
 {
 	struct bpfilter_net *bn = bpfilter_net(sock_net(sk));
 
-	mutex_lock(&bn->lock);
+	if (mutex_lock_killable(&bn->lock))
+		return ERR_PTR(-EINTR);
 	return bn;
 }
 
@@ -629,6 +635,10 @@ static int bpfilter_replace(struct sock *sk, u8 pf, sockptr_t optval,
 	}
 
 	bn = bpfilter_lock_net(sk);
+	if (IS_ERR(bn)) {
+		err = PTR_ERR(bn);
+		goto out_free;
+	}
 	if (strcmp(tmp.name, "filter") ||
 	    (tmp.size > BPFILTER_MAX_TABLE && !bn->filter[bpfilter_family(pf)])) {
 		err = bpfilter_iptables_replace(sk, pf, repl);
@@ -682,6 +692,10 @@ static int bpfilter_set_counters(struct sock *sk, u8 pf, sockptr_t optval,
 		return PTR_ERR(add);
 
 	bn = bpfilter_lock_net(sk);
+	if (IS_ERR(bn)) {
+		vfree(add);
+		return PTR_ERR(bn);
+	}
 	t = bpfilter_table(bn, pf, tmp.name);
 	if (!t) {
 		err = bpfilter_iptables_add_counters(sk, pf, &tmp, add);
@@ -707,6 +721,8 @@ static int bpfilter_compat_set(struct sock *sk, u8 pf, int optname,
 	struct bpfilter_net *bn = bpfilter_lock_net(sk);
 	int err = -EOPNOTSUPP;
 
+	if (IS_ERR(bn))
+		return PTR_ERR(bn);
 	if (!bn->filter[bpfilter_family(pf)])
 		err = nf_setsockopt(sk, pf, optname, optval, optlen);
 	mutex_unlock(&bn->lock);
@@ -719,6 +735,8 @@ static int bpfilter_compat_get(struct sock *sk, u8 pf, int optname,
 	struct bpfilter_net *bn = bpfilter_lock_net(sk);
 	int err = -EOPNOTSUPP;
 
+	if (IS_ERR(bn))
+		return PTR_ERR(bn);
 	if (!bn->filter[bpfilter_family(pf)])
 		err = nf_getsockopt(sk, pf, optname, optval, optlen);
 	mutex_unlock(&bn->lock);
@@ -803,6 +821,8 @@ static int bpfilter_get_table(struct sock *sk, u8 pf, int optname,
 	int err = 0;
 
 	bn = bpfilter_lock_net(sk);
+	if (IS_ERR(bn))
+		return PTR_ERR(bn);
 	t = bpfilter_table(bn, pf, name);
 	if (!t) {
 		mutex_unlock(&bn->lock);

@@ -64,7 +64,7 @@ sandboxed()
 check "a has a table of bpfilter's" \
 	ip netns exec "$a" iptables-legacy -A INPUT -s 192.0.2.1 -j DROP
 check_owned "a's table is bpfilter's" "$a" ipv4 5
-sandboxed "the initial user namespace's helper" \
+sandboxed "a's helper, of a namespace of the initial user namespace" \
 	"$(ip netns exec "$a" cat /proc/net/bpfilter | helper_of /dev/stdin)"
 
 if ! tenant holder; then

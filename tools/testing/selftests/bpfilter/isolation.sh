@@ -12,7 +12,9 @@
 #   go of the module), and a module with pernet operations must load
 #   (register_pernet_subsys() waits for the exits in progress);
 # - a replace of namespace c, waiting for a's to finish, is killed with
-#   SIGKILL: it must go at once, and change nothing.
+#   SIGKILL: it must go at once, and change nothing;
+# - so is an iptables of a, which reads a's table first and waits for
+#   the namespace that a's replace holds.
 # Then the helper goes on, and a's replace is in force.
 #
 # Last, namespace f's replace is killed while it waits for the stopped
@@ -251,6 +253,14 @@ pc=$!
 check "c's replace waits behind a's" blocked "$pc"
 kill -KILL "$pc"
 check "c's replace, waiting behind a's, dies at SIGKILL" gone "$pc"
+# A lock file of its own, so that it reaches the kernel and waits there,
+# reading a's table.
+XTABLES_LOCKFILE=$tmp/lock.a2 ip netns exec "$a" \
+	iptables-legacy -A INPUT -s 192.0.2.9 -j DROP &
+pa2=$!
+check "a's read waits behind a's replace" blocked "$pa2"
+kill -KILL "$pa2"
+check "a's read, waiting behind a's replace, dies at SIGKILL" gone "$pa2"
 check "a's replace still waits" kill -0 "$pa"
 
 cont_helper

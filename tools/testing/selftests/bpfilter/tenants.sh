@@ -4,14 +4,16 @@
 # Each tenant has a helper of its own, and cannot hold up another
 # tenant's requests nor use up its restarts. A tenant is a user
 # namespace under the initial one, with the user namespaces under it;
-# those of one unprivileged user are that user's. Two tenants, t1 and t2,
-# each a network namespace owned by a user namespace root made (unshare
-# -Urn), call iptables-legacy from inside it:
+# those of one unprivileged user are that user's. init_net has a helper
+# of its own; the other network namespaces of the initial user namespace,
+# a and b here, share one. Two tenants, t1 and t2, each a network
+# namespace owned by a user namespace root made (unshare -Urn), call
+# iptables-legacy from inside it:
 # - each has a helper process of its own (/proc/net/bpfilter names it),
-#   and a user namespace nested in t1's is served by t1's;
+#   neither a's nor init_net's, and a user namespace nested in t1's is
+#   served by t1's;
 # - with t1's helper stopped (SIGSTOP), as a long compilation would keep
-#   it busy, t1's replace waits, and the replaces of t2 and of a
-#   namespace of the initial user namespace do not;
+#   it busy, t1's replace waits, and the replaces of t2 and of a do not;
 # - t2's helper is killed at every request until it is past its restart
 #   budget: the other helpers serve on, and t2's tables come back when
 #   t2's helper may restart;
@@ -42,7 +44,7 @@ cleanup()
 }
 trap cleanup EXIT
 
-setup_ns a || exit "$ksft_skip"
+setup_ns a b || exit "$ksft_skip"
 detect_mode "$a"
 if [ "$mode" != bpfilter ]; then
 	skip "the helpers of tenants: bpfilter not loaded"
@@ -129,14 +131,28 @@ alive()
 check "a has a table of bpfilter's" ipt "$a" -A INPUT -s 192.0.2.1 -j DROP
 check_owned "a's table is bpfilter's" "$a" ipv4 5
 h0=$(ip netns exec "$a" cat /proc/net/bpfilter | helper_of /dev/stdin)
-check "the initial user namespace's helper runs" alive "$h0"
+check "a's helper runs" alive "$h0"
+# The module starts init_net's helper, which runs unless a test before
+# killed it (nothing in init_net restarts it); reading its pid changes
+# nothing.
+hi=$(helper_of /proc/1/net/bpfilter)
+if [ -n "$hi" ]; then
+	check "a's helper is not init_net's" differ "$h0" "$hi"
+else
+	skip "init_net's helper apart from a's: it is not running"
+fi
+check "b has a table of bpfilter's" ipt "$b" -A INPUT -s 192.0.2.5 -j DROP
+check_owned "b's table is bpfilter's" "$b" ipv4 5
+hb=$(ip netns exec "$b" cat /proc/net/bpfilter | helper_of /dev/stdin)
+check "b's helper is a's" test "$hb" = "$h0"
 
 check "t1 has a table of bpfilter's" \
 	tn "$t1" iptables-legacy -A INPUT -s 192.0.2.11 -j DROP
 check "t1's table is bpfilter's" served "$t1" 5
 h1=$(helper_of "/proc/$t1/net/bpfilter")
 check "t1's helper runs" alive "$h1"
-check "t1's helper is not the initial user namespace's" differ "$h1" "$h0"
+check "t1's helper is not a's" differ "$h1" "$h0"
+[ -z "$hi" ] || check "t1's helper is not init_net's" differ "$h1" "$hi"
 
 check "t2 has a table of bpfilter's" \
 	tn "$t2" iptables-legacy -A INPUT -s 192.0.2.21 -j DROP
@@ -144,7 +160,7 @@ check "t2's table is bpfilter's" served "$t2" 5
 h2=$(helper_of "/proc/$t2/net/bpfilter")
 check "t2's helper runs" alive "$h2"
 check "t2's helper is not t1's" differ "$h2" "$h1"
-check "t2's helper is not the initial user namespace's" differ "$h2" "$h0"
+check "t2's helper is not a's" differ "$h2" "$h0"
 
 # A user namespace and a network namespace under t1's: t1's helper.
 tn "$t1" unshare --user --map-root-user --net sh -c \
@@ -214,7 +230,7 @@ else
 	[ -z "$failed" ] || echo "# t2's request $failed: $(cat "$tmp/t2.err")"
 fi
 check "a's change after t2's crashes" ipt "$a" -A INPUT -s 192.0.2.3 -j DROP
-check "the initial user namespace's helper is the same" alive "$h0"
+check "a's helper is the same" alive "$h0"
 check "t1's change after t2's crashes" \
 	tn "$t1" iptables-legacy -A INPUT -s 192.0.2.14 -j DROP
 check "t1's helper is the same" alive "$h1"
