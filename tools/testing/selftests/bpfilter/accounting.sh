@@ -94,13 +94,6 @@ in_cg()
 		nsenter -t "$pid" -U -n -- "$@"
 }
 
-# served PID ENTRIES: bpfilter serves the IPv4 filter table of PID's
-# network namespace, with ENTRIES entries.
-served()
-{
-	grep -q "^ipv4 filter entries=$2 " "/proc/$1/net/bpfilter"
-}
-
 # table NET: a filter table whose INPUT has $RULES rules, NET.X.Y each.
 table()
 {
@@ -140,12 +133,8 @@ memstat()
 # $WAIT s (the kernel flushes its per-CPU statistics every 2 s).
 stat_at_least()
 {
-	local end=$((SECONDS + WAIT))
-
-	while [ $SECONDS -lt $end ]; do
-		[ "$(memstat "$1" "$2")" -ge "$3" ] && return 0
-		sleep 0.5
-	done
+	slowwait "$WAIT" until_counter_is ">= $3" memstat "$1" "$2" \
+		>/dev/null && return 0
 	echo "$2 $(memstat "$1" "$2") < $3"
 	return 1
 }

@@ -247,6 +247,13 @@ helper_of()
 	sed -n 's/^helper pid=\([0-9]*\)$/\1/p' "$1"
 }
 
+# served PID ENTRIES: bpfilter serves the IPv4 filter table of PID's
+# network namespace, with ENTRIES entries.
+served()
+{
+	grep -q "^ipv4 filter entries=$2 " "/proc/$1/net/bpfilter"
+}
+
 # own_userns PID: PID runs sleep, in a user namespace not ours.
 own_userns()
 {

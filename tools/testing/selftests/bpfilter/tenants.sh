@@ -84,13 +84,6 @@ ipt()
 	XTABLES_LOCKFILE=$tmp/lock.$1 ip netns exec "$1" iptables-legacy "${@:2}"
 }
 
-# served PID ENTRIES: bpfilter serves the IPv4 filter table of PID's
-# network namespace, with ENTRIES entries.
-served()
-{
-	grep -q "^ipv4 filter entries=$2 " "/proc/$1/net/bpfilter"
-}
-
 # has_rule PID RULE: iptables-legacy-save in PID's namespaces has RULE.
 has_rule()
 {
