@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	t2 = now();
 	err = err ?: bf_cls_plan(&ir, true, &cls);
 	t3 = now();
-	err = err ?: bf_codegen(&ir, &btf, 3, NULL, &cls, 4, &code);
+	err = err ?: bf_codegen(&ir, &btf, NULL, &cls, &code);
 	t4 = now();
 	/* Then as the helper does it, the verifier included. */
 	if (getenv("STAGES_LOAD")) {

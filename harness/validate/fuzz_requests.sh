@@ -21,7 +21,7 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-I "$tree/net/bpfilter" -I "$out/libbpf/include" -iquote "$tree/tools" \
 	-idirafter "$tree/tools/include" -o "$out/fuzz_requests" \
 	"$here/fuzz_requests.c" \
-	"$helper"/{table,validate,ext,ir,emit,match,packet,codegen,load,classify,lookup,update}.c \
+	"$helper"/{table,plan,compile,sandbox,validate,ext,ir,emit,match,packet,codegen,load,classify,lookup,update}.c \
 	"$out/libbpf/libbpf.a" -lelf -lz
 cd "$out"
 # The helper must serve a change by one rule keeping its program, or the

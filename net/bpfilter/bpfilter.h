@@ -13,6 +13,9 @@
 
 #include "msg.h"
 
+/* Long enough to validate the largest table on a loaded machine. */
+#define BPFILTER_TIMEOUT	(120 * HZ)
+
 struct bpf_prog;
 struct bpfilter_xt;
 struct net;

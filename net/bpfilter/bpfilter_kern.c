@@ -20,8 +20,6 @@
 
 #include "bpfilter.h"
 
-/* Long enough to validate the largest table on a loaded machine. */
-#define BPFILTER_TIMEOUT	(120 * HZ)
 /* A helper that restarts keeps answering -ESTALE until it is replayed. */
 #define BPFILTER_REPLAYS	3
 

@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 
-#define BPFILTER_PROTO_VERSION	6
+#define BPFILTER_PROTO_VERSION	7
 
 /* The largest request or reply: a table of about 300k simple rules. */
 #define BPFILTER_MAX_MSG	(64 << 20)
@@ -48,6 +48,9 @@ enum bpfilter_msg_type {
  * @cmd: IPT_SO_* (the IP6T_SO_* numbers are the same)
  * @len: the caller's optlen
  * @flags: BPFILTER_REQ_*
+ * @budget: the CPU time in ms the helper's compiling children may spend
+ *	on the request's table, the module parameter compile_ms
+ * @reserved: zero
  */
 struct bpfilter_req {
 	__u64 net_cookie;
@@ -55,6 +58,8 @@ struct bpfilter_req {
 	__u32 cmd;
 	__u32 len;
 	__u32 flags;
+	__u32 budget;
+	__u32 reserved;
 };
 
 /*

@@ -108,6 +108,18 @@ static struct bpfilter_net *bpfilter_lock_net(struct sock *sk)
 	return bn;
 }
 
+/*
+ * The CPU time the helper may spend compiling one table, in its compiling
+ * children: past it, the request fails with -ENOMEM, as ip_tables fails a
+ * table it cannot take. At most half the time the module waits for the
+ * helper, so that a request past it is answered (the verifier's time is
+ * bounded by its own limits), and the helper not restarted.
+ */
+#define BPFILTER_COMPILE_MS	(BPFILTER_TIMEOUT / HZ / 2 * MSEC_PER_SEC)
+static unsigned int bpfilter_compile_ms = BPFILTER_COMPILE_MS;
+module_param_named(compile_ms, bpfilter_compile_ms, uint, 0644);
+MODULE_PARM_DESC(compile_ms, "CPU time in ms the helper may spend compiling a table (default and at most: 60000)");
+
 static void bpfilter_req_init(struct bpfilter_req *req, struct sock *sk,
 			      u8 pf, int cmd, unsigned int len, bool owned)
 {
@@ -117,6 +129,8 @@ static void bpfilter_req_init(struct bpfilter_req *req, struct sock *sk,
 		.cmd = cmd,
 		.len = len,
 		.flags = owned ? BPFILTER_REQ_OWNED : 0,
+		.budget = clamp_t(unsigned int, READ_ONCE(bpfilter_compile_ms),
+				  1, BPFILTER_COMPILE_MS),
 	};
 }
 

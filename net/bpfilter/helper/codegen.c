@@ -49,10 +49,8 @@ struct gen {
 	struct bf_emit e;
 	const struct bf_ir *ir;
 	const struct bf_btf *btf;
-	int counters_fd;
 	const __u32 *slot;
 	struct bf_cls *cls;
-	int cls_fd;
 
 	struct keys stacks;	/* node 0: the empty stack */
 	struct keys skeys;
@@ -204,7 +202,7 @@ static int next_state(struct gen *g, const unsigned int *key,
 static void emit_count(struct gen *g)
 {
 	struct bf_emit *e = &g->e;
-	struct bpf_insn map[2] = { BPF_LD_MAP_FD(R1, g->counters_fd) };
+	struct bpf_insn map[2] = { BF_LD_MAP_IDX(R1, BF_COUNTERS_MAP) };
 
 	bf_emit(e, map[0]);
 	bf_emit(e, map[1]);
@@ -264,7 +262,7 @@ static void emit_run(struct gen *g, struct bf_cls_run *run,
 	int miss = bf_new_label(e);
 
 	run->emitted++;
-	bf_emit_run(e, g->ir->family, g->cls, run, g->cls_fd, miss);
+	bf_emit_run(e, g->ir->family, g->cls, run, miss);
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_BEST));
 	bf_emit(e, BPF_STX_MEM(BPF_W, FP, R1, S_KEY));
 	emit_count(g);
@@ -463,28 +461,24 @@ static void free_gen(struct gen *g)
  * bf_codegen - the program of a table
  * @ir: the table
  * @btf: what the kernel's BTF says
- * @counters_fd: the map of the counters, a per-CPU array of
- *	struct xt_counters
- * @slot: the index of each entry's counter in it; NULL: the entry's own
+ * @slot: the index of each entry's counter in the map of the counters
+ *	(BF_COUNTERS_MAP, a per-CPU array of struct xt_counters); NULL: the
+ *	entry's own
  * @cls: runs of the table to classify, or NULL; the times each run's
- *	code is emitted are counted in it
- * @cls_fd: the classifier's map, if @cls has runs
+ *	code is emitted are counted in it. Their map is BF_CLS_MAP.
  * @code: the instructions, to be freed by the caller
  *
  * Return: 0, -E2BIG if the program would have more than BF_MAX_INSNS
  * instructions, or another negative errno.
  */
 int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
-	       int counters_fd, const __u32 *slot, struct bf_cls *cls,
-	       int cls_fd, struct bf_code *code)
+	       const __u32 *slot, struct bf_cls *cls, struct bf_code *code)
 {
 	struct gen g = {
 		.ir = ir,
 		.btf = btf,
-		.counters_fd = counters_fd,
 		.slot = slot,
 		.cls = cls,
-		.cls_fd = cls_fd,
 	};
 	unsigned int h, i, key[3], index, empty[3] = {};
 	bool added;

@@ -46,8 +46,16 @@ struct bf_btf {
 	int module_fd;
 };
 
-/* The index of bpfilter.ko's BTF in a program's fd_array. */
+/*
+ * A program's fd_array: bpfilter.ko's BTF, for the kfunc calls, and its
+ * maps, which the code names by index (BPF_PSEUDO_MAP_IDX): the code
+ * holds no fd, so that it is made where there are none (compile.c) and
+ * is the same whatever maps it is loaded with.
+ */
 #define BF_MODULE_BTF	1
+#define BF_COUNTERS_MAP	2
+#define BF_CLS_MAP	3
+#define BF_FD_ARRAY	4
 
 /**
  * struct bf_code - a generated program
@@ -60,7 +68,6 @@ struct bf_code {
 };
 
 int bf_codegen(const struct bf_ir *ir, const struct bf_btf *btf,
-	       int counters_fd, const __u32 *slot, struct bf_cls *cls,
-	       int cls_fd, struct bf_code *code);
+	       const __u32 *slot, struct bf_cls *cls, struct bf_code *code);
 
 #endif /* _BPFILTER_CODEGEN_H */

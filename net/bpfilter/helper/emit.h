@@ -6,6 +6,10 @@
 #include <linux/bpf.h>
 #include "include/linux/filter.h"
 
+/* r = the map at @idx of the program's fd_array (codegen.h). */
+#define BF_LD_MAP_IDX(r, idx) \
+	BPF_LD_IMM64_RAW_FULL(r, BPF_PSEUDO_MAP_IDX, 0, 0, idx, 0)
+
 /*
  * Registers: r6-r8 hold what the whole program uses, r0-r5 are scratch
  * (r6 is free again once the prologue is done with the context).

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Loading a table's program: the facts of the running kernel from its BTF,
- * the counters map, the classifier's map, the code, and the verifier's
- * word on it; or keeping the current one (update.c). Attaching is
+ * A table's program: the facts of the running kernel from its BTF; the
+ * plan of the program, made without privileges (compile.c): its counter
+ * indices, the keys of its classifier's map and its code, or the current
+ * program kept (update.c); then its loading: the counters map, the
+ * classifier's map, the code, and the verifier's word on it. Attaching is
  * bpfilter.ko's: it takes the program by id and runs it at its hooks.
  */
 #include <errno.h>
@@ -183,7 +185,9 @@ static int load_code(const struct bf_code *code, struct bf_prog *prog,
 		     __u8 family, const struct bf_btf *btf)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_NETFILTER);
-	int fd_array[BF_MODULE_BTF + 1] = { [BF_MODULE_BTF] = btf->module_fd };
+	int fd_array[BF_FD_ARRAY] = {
+		-1, btf->module_fd, prog->map_fd, prog->cls_fd,
+	};
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
 	char *log;
@@ -195,8 +199,7 @@ static int load_code(const struct bf_code *code, struct bf_prog *prog,
 	opts.log_buf = log;
 	opts.log_size = LOG_SIZE;
 	opts.log_level = 4;	/* BPF_LOG_STATS */
-	if (btf->module_fd >= 0)
-		opts.fd_array = fd_array;
+	opts.fd_array = fd_array;
 	fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER,
 			   family == NFPROTO_IPV6 ? "bpfilter_ipv6" :
 						    "bpfilter_ipv4",
@@ -218,9 +221,9 @@ static int load_code(const struct bf_code *code, struct bf_prog *prog,
 }
 
 /* Counter indices: each entry's, with room below and above for new ones. */
-static int place(const struct bf_ir *ir, struct bf_prog *prog)
+static int place(unsigned int n, struct bf_prog *prog)
 {
-	unsigned int n = ir->nrules, i;
+	unsigned int i;
 
 	prog->slot = malloc((n + 1) * sizeof(*prog->slot));
 	if (!prog->slot)
@@ -261,22 +264,16 @@ int bf_prog_keys(const struct bf_cls *cls, struct bf_prog *prog)
 }
 
 /*
- * The classifier's hash map, filled in, with room for new keys; -1 if no
- * run is classified. (A run may have no key: its rules never match.)
+ * The classifier's hash map, filled in, with room for new keys. (A run
+ * may have no key: its rules never match.)
  */
-static int load_cls(const struct bf_cls *cls, struct bf_prog *prog)
+static int load_cls(struct bf_prog *prog)
 {
 	struct bf_cls_value *values = NULL;
 	struct bf_cls_key *keys = NULL;
-	__u32 i, n = cls->nentries;
+	__u32 i, n = prog->nkeys;
 	int err;
 
-	if (!cls->nruns)
-		return 0;
-	err = bf_prog_keys(cls, prog);
-	if (err)
-		return err;
-	prog->keys_cap = n + n / 8 + 64;
 	prog->cls_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bpfilter_cls",
 				      sizeof(*keys), sizeof(*values),
 				      prog->keys_cap, NULL);
@@ -300,37 +297,24 @@ out:
 	return err;
 }
 
-/* A new program for the table: BF_FALLBACK if it cannot have one. */
-static int load_new(const struct bf_ir *ir, struct bf_cls *cls,
+/* The plan of a new program: BF_FALLBACK if it cannot have one. */
+static int plan_new(const struct bf_ir *ir, struct bf_cls *cls,
 		    const struct bf_btf *btf, struct bf_prog *prog)
 {
 	int err;
 
-	err = place(ir, prog);
-	if (err)
-		return err;
-	prog->map_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
-				      "bpfilter_count", sizeof(__u32),
-				      sizeof(struct xt_counters), prog->cap,
-				      NULL);
-	if (prog->map_fd < 0)
-		return prog->map_fd;
-	err = load_cls(cls, prog);
-	if (err)
-		return err;
-	err = bf_codegen(ir, btf, prog->map_fd, prog->slot, cls, prog->cls_fd,
-			 &prog->code);
+	err = place(ir->nrules, prog);
+	if (!err && cls->nruns) {
+		err = bf_prog_keys(cls, prog);
+		prog->keys_cap = bf_keys_cap(cls->nentries);
+	}
+	if (!err)
+		err = bf_codegen(ir, btf, prog->slot, cls, &prog->code);
 	if (err == -E2BIG) {
 		fprintf(stderr, "table over %u BPF instructions\n",
 			BF_MAX_INSNS);
 		return BF_FALLBACK;
 	}
-	if (err)
-		return err;
-	err = load_code(&prog->code, prog, ir->family, btf);
-	/* The verifier's limits (it said which): ip_tables serves it. */
-	if (err < 0 && err != -ENOMEM)
-		err = BF_FALLBACK;
 	return err;
 }
 
@@ -353,24 +337,26 @@ static bool has_jumps(const struct bf_cls *cls)
 }
 
 /**
- * bf_load - compiles and loads the program of a table
+ * bf_prog_plan - compiles the program of a table, without loading it
  * @ir: the table
  * @old: the program of the table it replaces, or NULL
  * @from: for each entry of @ir, the entry of @old's table it is, -1 for
  *	a new one (bf_entries_from()), or NULL
- * @prog: the program, to be released with bf_unload()
+ * @jumps: whether classified runs may have jumps out of them
+ * @prog: the plan: a new program's counter indices, keys and code, or
+ *	@old's program kept (@prog->kept) with its new counter indices and
+ *	keys and the changes of its map; to be released with bf_unload().
+ *	@prog->jumps says whether runs had jumps, even on an error.
  *
- * @old's program is kept if it can be (update.c): its maps and code move
- * to @prog, with the changes of its classifier's map in @prog->ops.
+ * It takes no privilege, and no fd: bf_prog_load() loads the plan.
  *
  * Return: 0, BF_FALLBACK if the table cannot run as a program here (the
  * reason is printed to the kernel log), or a negative errno.
  */
-int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
-	    struct bf_prog *prog)
+int bf_prog_plan(const struct bf_ir *ir, const struct bf_prog *old,
+		 const int *from, bool jumps, struct bf_prog *prog)
 {
 	const struct bf_btf *btf = kernel_btf();
-	bool jumps = !old || !old->no_jumps;
 	struct bf_cls cls;
 	int err;
 
@@ -388,29 +374,167 @@ int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
 			bf_unload(prog);
 	}
 	if (err > 0)
-		err = load_new(ir, &cls, btf, prog);
-	/*
-	 * Chains jumped to from runs are verified on paths out of the
-	 * runs' lookups, which may take the verifier past its limits where
-	 * code per jump would not: then once more without, and so on for
-	 * the changes of the table.
-	 */
-	if (err == BF_FALLBACK && has_jumps(&cls)) {
-		fprintf(stderr, "again, jumps out of the classified runs\n");
-		bf_cls_free(&cls);
+		err = plan_new(ir, &cls, btf, prog);
+	if (err)
 		bf_unload(prog);
-		jumps = false;
-		err = bf_cls_plan(ir, jumps, &cls) ?:
-		      load_new(ir, &cls, btf, prog);
-	}
+	prog->jumps = has_jumps(&cls);
+	prog->no_jumps = !jumps;
 	bf_cls_free(&cls);
+	return err;
+}
+
+/*
+ * The code of a plan came from a child that parsed what a tenant sent:
+ * it may name no map, call no helper and no kfunc that the code generator
+ * does not, so that it reaches nothing of the helper's but its own maps.
+ */
+static bool code_ok(const struct bf_code *code, const struct bf_prog *prog,
+		    const struct bf_btf *btf)
+{
+	const struct bpf_insn *in = code->insns;
+	unsigned int i;
+
+	for (i = 0; i < code->len; i++) {
+		if (in[i].code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			if (i + 1 == code->len)
+				return false;
+			if (in[i].src_reg &&
+			    (in[i].src_reg != BPF_PSEUDO_MAP_IDX ||
+			     (in[i].imm != BF_COUNTERS_MAP &&
+			      (in[i].imm != BF_CLS_MAP || !prog->keys_cap))))
+				return false;
+			i++;
+			continue;
+		}
+		if (in[i].code != (BPF_JMP | BPF_CALL))
+			continue;
+		if (in[i].src_reg == BPF_PSEUDO_KFUNC_CALL) {
+			if (in[i].off == BF_MODULE_BTF ?
+			    in[i].imm != btf->xt_match &&
+			    in[i].imm != btf->xt_target :
+			    in[i].off || (in[i].imm != btf->dynptr_from_skb &&
+					  in[i].imm != btf->dynptr_slice))
+				return false;
+		} else if (in[i].src_reg ||
+			   (in[i].imm != BPF_FUNC_map_lookup_elem &&
+			    in[i].imm != BPF_FUNC_dynptr_read)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/**
+ * bf_prog_load - loads the program of a plan
+ * @family: NFPROTO_IPV4 or NFPROTO_IPV6
+ * @old: the program of the table it replaces, or NULL
+ * @prog: the plan of bf_prog_plan(); its program and maps on success, to
+ *	be released with bf_unload() in any case
+ *
+ * A plan that keeps @old's program takes its maps and code.
+ *
+ * Return: 0, BF_FALLBACK if the verifier refuses the program (it said
+ * why in the kernel log) or there is no usable kernel BTF, -EBADMSG if
+ * the plan keeps a program there is not or its code reaches what the
+ * code generator's does not, or another negative errno.
+ */
+int bf_prog_load(__u8 family, struct bf_prog *old, struct bf_prog *prog)
+{
+	const struct bf_btf *btf = kernel_btf();
+	int err;
+
+	if (!btf)
+		return BF_FALLBACK;
+	if (prog->kept) {
+		if (!old || old->prog_fd < 0)
+			return -EBADMSG;
+		prog->prog_fd = old->prog_fd;
+		prog->map_fd = old->map_fd;
+		prog->cls_fd = old->cls_fd;
+		prog->prog_id = old->prog_id;
+		prog->insns = old->insns;
+		free(prog->code.insns);
+		prog->code = old->code;
+		prog->keys_cap = old->keys_cap;
+		old->prog_fd = -1;
+		old->map_fd = -1;
+		old->cls_fd = -1;
+		old->code.insns = NULL;
+		return 0;
+	}
+	if (!code_ok(&prog->code, prog, btf))
+		return -EBADMSG;
+	prog->map_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
+				      "bpfilter_count", sizeof(__u32),
+				      sizeof(struct xt_counters), prog->cap,
+				      NULL);
+	if (prog->map_fd < 0)
+		return prog->map_fd;
+	if (prog->keys_cap) {
+		err = load_cls(prog);
+		if (err)
+			return err;
+	}
+	err = load_code(&prog->code, prog, family, btf);
+	/* The verifier's limits (it said which): ip_tables serves it. */
+	if (err < 0 && err != -ENOMEM)
+		err = BF_FALLBACK;
+	return err;
+}
+
+/**
+ * bf_load - compiles and loads the program of a table, in this process
+ * @ir: the table
+ * @old: the program of the table it replaces, or NULL
+ * @from: for each entry of @ir, the entry of @old's table it is, -1 for
+ *	a new one (bf_entries_from()), or NULL
+ * @prog: the program, to be released with bf_unload()
+ *
+ * bf_prog_plan() then bf_prog_load(), as the helper and its compiling
+ * child make them (table.c), for the tests of the helper's code.
+ *
+ * Return: 0, BF_FALLBACK if the table cannot run as a program here (the
+ * reason is printed to the kernel log), or a negative errno.
+ */
+int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
+	    struct bf_prog *prog)
+{
+	bool jumps = !old || !old->no_jumps;
+	int err;
+
+	err = bf_prog_plan(ir, old, from, jumps, prog) ?:
+	      bf_prog_load(ir->family, old, prog);
+	if (bf_load_again(err, prog)) {
+		bf_unload(prog);
+		err = bf_prog_plan(ir, old, from, false, prog) ?:
+		      bf_prog_load(ir->family, old, prog);
+	}
 	if (err == BF_FALLBACK)
 		fprintf(stderr, "ip_tables serves the table\n");
 	if (err)
 		bf_unload(prog);
-	else
-		prog->no_jumps = !jumps;
 	return err;
+}
+
+/**
+ * bf_load_again - whether a table gets another plan, without jumps out
+ *	of its classified runs
+ * @err: what its plan and loading gave
+ * @prog: the plan
+ *
+ * Chains jumped to from runs are verified on paths out of the runs'
+ * lookups, which may take the verifier past its limits where code per
+ * jump would not: then once more without, and so on for the changes of
+ * the table.
+ *
+ * Return: true if the plan had jumps and the verifier refused it.
+ */
+bool bf_load_again(int err, const struct bf_prog *prog)
+{
+	if (err != BF_FALLBACK || !prog->jumps || prog->no_jumps)
+		return false;
+	fprintf(stderr, "again, jumps out of the classified runs\n");
+	return true;
 }
 
 /**

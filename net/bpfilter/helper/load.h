@@ -3,6 +3,7 @@
 #define _BPFILTER_LOAD_H
 
 #include <assert.h>
+#include <stdbool.h>
 #include <linux/types.h>
 
 #include "classify.h"
@@ -29,6 +30,8 @@
  * @keys_cap: the size of @cls_fd
  * @ops: the changes of @cls_fd a kept program needs, for the kernel
  * @nops: their number
+ * @kept: the plan keeps the current program: only @cls_fd changes
+ * @jumps: its runs have jumps out of them
  * @no_jumps: its runs have no jumps: the verifier refused them
  */
 struct bf_prog {
@@ -45,6 +48,8 @@ struct bf_prog {
 	unsigned int nkeys, keys_cap;
 	struct bf_map_op *ops;
 	unsigned int nops;
+	bool kept;
+	bool jumps;
 	bool no_jumps;
 };
 
@@ -72,8 +77,18 @@ static_assert(sizeof(struct bf_cls_key) % 8 == 4 &&
 	      sizeof(struct bf_map_op) <= BPFILTER_MAX_OP_SIZE,
 	      "struct bf_map_op is not laid out as struct bpfilter_map_op");
 
+/* The size of a new classifier's map of @n keys: room for new ones. */
+static inline __u32 bf_keys_cap(__u32 n)
+{
+	return n + n / 8 + 64;
+}
+
 void bf_prog_init(struct bf_prog *prog);
 int bf_prog_keys(const struct bf_cls *cls, struct bf_prog *prog);
+int bf_prog_plan(const struct bf_ir *ir, const struct bf_prog *old,
+		 const int *from, bool jumps, struct bf_prog *prog);
+int bf_prog_load(__u8 family, struct bf_prog *old, struct bf_prog *prog);
+bool bf_load_again(int err, const struct bf_prog *prog);
 int bf_load(const struct bf_ir *ir, struct bf_prog *old, const int *from,
 	    struct bf_prog *prog);
 void bf_unload(struct bf_prog *prog);

@@ -12,6 +12,7 @@
 #include <linux/ipv6.h>
 #include <linux/netfilter.h>
 
+#include "codegen.h"
 #include "lookup.h"
 #include "match.h"
 
@@ -99,9 +100,9 @@ static void emit_key(struct bf_emit *e, __u8 family,
  * The lookup of S_CKEY: an entry lower than the one in @slot replaces it
  * (and, for a rule, S_VERD is its verdict).
  */
-static void emit_lookup(struct bf_emit *e, int map_fd, int slot, bool rule)
+static void emit_lookup(struct bf_emit *e, int slot, bool rule)
 {
-	struct bpf_insn map[2] = { BPF_LD_MAP_FD(R1, map_fd) };
+	struct bpf_insn map[2] = { BF_LD_MAP_IDX(R1, BF_CLS_MAP) };
 	int skip = bf_new_label(e);
 
 	bf_emit(e, map[0]);
@@ -135,7 +136,7 @@ static unsigned int l4_need(const struct bf_cls_shape *sh)
  * projections below decide.
  */
 static void emit_rule_shape(struct bf_emit *e, __u8 family,
-			    const struct bf_cls_shape *sh, int map_fd)
+			    const struct bf_cls_shape *sh)
 {
 	int skip = bf_new_label(e);
 
@@ -150,7 +151,7 @@ static void emit_rule_shape(struct bf_emit *e, __u8 family,
 		bf_jmp(e, BPF_JMP_IMM(BPF_JLT, R1, l4_need(sh), 0), skip);
 	}
 	emit_key(e, family, sh);
-	emit_lookup(e, map_fd, S_BEST, true);
+	emit_lookup(e, S_BEST, true);
 	bf_bind(e, skip);
 }
 
@@ -161,7 +162,7 @@ static void emit_rule_shape(struct bf_emit *e, __u8 family,
  * protocol header are for BF_CLS_ADDR.
  */
 static void emit_l4_shape(struct bf_emit *e, __u8 family,
-			  const struct bf_cls_shape *sh, int map_fd)
+			  const struct bf_cls_shape *sh)
 {
 	int skip = bf_new_label(e), hit = bf_new_label(e);
 
@@ -177,20 +178,20 @@ static void emit_l4_shape(struct bf_emit *e, __u8 family,
 	bf_jmp(e, BPF_JMP_IMM(BPF_JGE, R1, l4_need(sh), 0), skip);
 	bf_bind(e, hit);
 	emit_key(e, family, sh);
-	emit_lookup(e, map_fd, S_HOT, false);
+	emit_lookup(e, S_HOT, false);
 	bf_bind(e, skip);
 }
 
 /* IPv6 rules with -p, for a packet ipv6_find_hdr() found no header in. */
 static void emit_addr_shape(struct bf_emit *e, __u8 family,
-			    const struct bf_cls_shape *sh, int map_fd)
+			    const struct bf_cls_shape *sh)
 {
 	int skip = bf_new_label(e);
 
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, FP, S_PROTO));
 	bf_jmp(e, BPF_JMP_IMM(BPF_JSGE, R1, 0, 0), skip);
 	emit_key(e, family, sh);
-	emit_lookup(e, map_fd, S_HOT, false);
+	emit_lookup(e, S_HOT, false);
 	bf_bind(e, skip);
 }
 
@@ -200,14 +201,13 @@ static void emit_addr_shape(struct bf_emit *e, __u8 family,
  * @family: NFPROTO_IPV4 or NFPROTO_IPV6
  * @cls: the classifier
  * @run: the run
- * @map_fd: the classifier's map
  * @miss: the label of no rule of the run matching
  *
  * Drops a packet a rule of the run drops unread; on a match, falls
  * through with the entry in S_BEST and its verdict in S_VERD.
  */
 void bf_emit_run(struct bf_emit *e, __u8 family, const struct bf_cls *cls,
-		 const struct bf_cls_run *run, int map_fd, int miss)
+		 const struct bf_cls_run *run, int miss)
 {
 	unsigned int i;
 
@@ -220,11 +220,11 @@ void bf_emit_run(struct bf_emit *e, __u8 family, const struct bf_cls *cls,
 		const struct bf_cls_shape *sh = &cls->shapes[i];
 
 		if (sh->kind == BF_CLS_RULE)
-			emit_rule_shape(e, family, sh, map_fd);
+			emit_rule_shape(e, family, sh);
 		else if (sh->kind == BF_CLS_L4)
-			emit_l4_shape(e, family, sh, map_fd);
+			emit_l4_shape(e, family, sh);
 		else
-			emit_addr_shape(e, family, sh, map_fd);
+			emit_addr_shape(e, family, sh);
 	}
 	bf_emit(e, BPF_LDX_MEM(BPF_DW, R2, FP, S_BEST));
 	if (run->hotdrop) {

@@ -6,6 +6,6 @@
 #include "emit.h"
 
 void bf_emit_run(struct bf_emit *e, __u8 family, const struct bf_cls *cls,
-		 const struct bf_cls_run *run, int map_fd, int miss);
+		 const struct bf_cls_run *run, int miss);
 
 #endif /* _BPFILTER_LOOKUP_H */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <linux/usermode_driver.h>
 
+#include "compile.h"
 #include "load.h"
 #include "msg.h"
 #include "sandbox.h"
@@ -70,7 +71,8 @@ static void bf_serve(struct umd_msg *msg, void *in, size_t room)
 		msg->len = sizeof(*msg);
 		return;
 	} else if (msg->type >= ARRAY_SIZE(bf_handlers) ||
-		   !bf_handlers[msg->type] || len < sizeof(*req)) {
+		   !bf_handlers[msg->type] || len < sizeof(*req) ||
+		   req->reserved) {
 		ret = -EINVAL;
 	} else {
 		fn = bf_handlers[msg->type];
@@ -104,6 +106,8 @@ int main(void)
 		fprintf(stderr, "cannot give up privileges: %d\n", err);
 		return 1;
 	}
+	/* Each table is parsed and compiled in a child (compile.c). */
+	bf_compile_forks = true;
 	for (;;) {
 		n = read(0, in, BF_MAX_MSG);
 		if (n < 0 && errno == EINTR)

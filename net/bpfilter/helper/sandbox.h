@@ -3,5 +3,6 @@
 #define _BPFILTER_SANDBOX_H
 
 int bf_sandbox(void);
+int bf_sandbox_child(void);
 
 #endif /* _BPFILTER_SANDBOX_H */

@@ -5,17 +5,24 @@
  * them (the kernel keeps a copy and answers it), and the program
  * compiled from them, which the helper keeps open for the kernel to find
  * by id. The kernel runs the program and keeps its counters.
+ *
+ * A table a request brings is validated and its program compiled in a
+ * child without privileges (compile.c), which sends back its plan: the
+ * helper checks it, loads the program and keeps the table.
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
 
+#include "compile.h"
 #include "ir.h"
 #include "load.h"
+#include "plan.h"
 #include "table.h"
 #include "update.h"
 #include "validate.h"
@@ -171,10 +178,11 @@ err:
 }
 
 /*
- * The program of a new table, maybe @old's (@old is the table the kernel
- * runs): BF_FALLBACK if it cannot have one.
+ * The plan of a new table's program, maybe @old's (@old is the table the
+ * kernel runs): BF_FALLBACK if it cannot have one.
  */
-static int bf_compile(struct bf_table *t, struct bf_table *old, bool checked)
+static int bf_compile(struct bf_table *t, const struct bf_table *old,
+		      bool checked, bool jumps, struct bf_plan *plan)
 {
 	int *from = NULL;
 	struct bf_ir ir;
@@ -186,14 +194,142 @@ static int bf_compile(struct bf_table *t, struct bf_table *old, bool checked)
 	if (old && old->prog.prog_fd >= 0)
 		from = bf_entries_from(t->family, old->entries, &old->info,
 				       t->entries, &t->info);
-	err = bf_load(&ir, old ? &old->prog : NULL, from, &t->prog);
-	t->conntrack = ir.conntrack;
-	t->nxt = ir.nxt;
-	t->nxt_targets = ir.nxt_targets;
+	err = bf_prog_plan(&ir, old ? &old->prog : NULL, from, jumps,
+			   &plan->prog);
+	plan->flags |= ir.conntrack ? BF_PLAN_CONNTRACK : 0;
+	plan->nxt = ir.nxt;
+	plan->nxt_targets = ir.nxt_targets;
 	free(from);
 out:
 	bf_ir_free(&ir);
 	return err;
+}
+
+/**
+ * struct bf_job - a request the compiling child serves
+ * @req: the request
+ * @data: its table, a struct ipt_replace and its entries
+ * @len: their bytes
+ * @xt: the module checks the kernel's matches
+ * @load: a replay (BPFILTER_MSG_LOAD): the table only, no program
+ * @jumps: classified runs may have jumps out of them
+ * @budget: the CPU time in ms its compiling children have left
+ */
+struct bf_job {
+	const struct bpfilter_req *req;
+	const void *data;
+	size_t len;
+	bool xt;
+	bool load;
+	bool jumps;
+	unsigned int budget;
+};
+
+/*
+ * In the compiling child: what ip_tables' translate_table() checks, then
+ * the plan of the program. Whatever happens, a plan goes back.
+ */
+static void bf_plan_job(void *arg, struct bf_buf *out)
+{
+	const struct bf_job *job = arg;
+	const struct bpfilter_req *req = job->req;
+	const struct ipt_replace *repl = job->data;
+	const struct bf_table *old;
+	struct bf_table *t = NULL;
+	struct bf_kernel k = {};
+	bool compiled = false;
+	struct bf_plan plan;
+
+	bf_plan_init(&plan);
+	old = *bf_find(req->net_cookie, req->family, repl->name);
+	plan.ret = bf_parse(req, job->data, job->len, &t, job->xt ? &k : NULL);
+	if (job->load) {
+		/* The module kept the kernel's matches of a table it replays. */
+		if (plan.ret > 0)
+			plan.ret = -EINVAL;
+	} else if (k.n && plan.ret != BF_FALLBACK &&
+		   !(req->flags & BPFILTER_REQ_CHECKED)) {
+		/* The module checks the kernel's matches first, then asks again. */
+		plan.check_err = plan.ret;
+		plan.ret = BF_PLAN_CHECK;
+		plan.k = k;
+	} else if (plan.ret >= 0 && old &&
+		   repl->num_counters != old->info.number) {
+		plan.ret = -EAGAIN;
+	} else if (!plan.ret) {
+		plan.ret = bf_compile(t, old, req->flags & BPFILTER_REQ_CHECKED,
+				      job->jumps, &plan);
+		plan.flags |= BF_PLAN_PROG;
+		compiled = true;
+	}
+	if (!plan.ret) {
+		plan.flags |= BF_PLAN_TABLE | (bf_initial(t) ? BF_PLAN_INITIAL : 0);
+		plan.info = t->info;
+		plan.entries = t->entries;
+	} else {
+		plan.flags = compiled ? BF_PLAN_COMPILED : 0;
+	}
+	bf_plan_put(out, &plan);
+	bf_kernel_free(&k);
+	bf_unload(&plan.prog);
+	if (t)
+		bf_free(t);
+}
+
+/* The module's budget for a request, BF_BUDGET if it gave none. */
+static unsigned int bf_budget(const struct bpfilter_req *req)
+{
+	return req->budget && req->budget < BF_BUDGET ? req->budget : BF_BUDGET;
+}
+
+/*
+ * @job's plan, made by the compiling child and checked: 0, or the errno
+ * the request fails with.
+ */
+static int bf_plan_run(struct bf_job *job, const struct bf_table *old,
+		       struct bf_plan *plan)
+{
+	struct bf_buf b;
+	int err;
+
+	bf_plan_init(plan);
+	err = bf_in_child(bf_plan_job, job, &job->budget, &b);
+	if (!err)
+		err = bf_plan_take(&b, plan) ?:
+		      bf_plan_check(plan, job->data, job->load,
+				    old ? &old->prog : NULL);
+	bf_buf_free(&b);
+	if (err == -EBADMSG) {
+		fprintf(stderr, "compiler: what it sent back is not a plan\n");
+		err = -EIO;
+	}
+	if (err)
+		bf_plan_free(plan);
+	return err;
+}
+
+/* The table of a request and its plan, which it takes the bytes of. */
+static struct bf_table *bf_table_new(const struct bpfilter_req *req,
+				     const struct ipt_replace *repl,
+				     struct bf_plan *plan)
+{
+	struct bf_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->cookie = req->net_cookie;
+	t->family = req->family;
+	memcpy(t->name, repl->name, sizeof(t->name));
+	t->name[sizeof(t->name) - 1] = '\0';
+	t->info = plan->info;
+	t->entries = plan->entries;
+	plan->entries = NULL;
+	t->prog = plan->prog;
+	bf_prog_init(&plan->prog);
+	t->conntrack = plan->flags & BF_PLAN_CONNTRACK;
+	t->nxt = plan->nxt;
+	t->nxt_targets = plan->nxt_targets;
+	return t;
 }
 
 /* struct bpfilter_check: the entries the module checks, the errno after. */
@@ -257,8 +393,11 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 		      size_t len, struct bf_out *out)
 {
 	const struct ipt_replace *repl = data;
+	struct bf_job job = {
+		.req = req, .data = data, .len = len, .budget = bf_budget(req),
+	};
 	struct bf_table **p, *t = NULL;
-	struct bf_kernel k = {};
+	struct bf_plan plan;
 	int err;
 
 	if (len < sizeof(*repl))
@@ -269,52 +408,64 @@ static int bf_replace(const struct bpfilter_req *req, const void *data,
 		bf_unlink(p);
 		p = bf_find(req->net_cookie, req->family, repl->name);
 	}
-
-	err = bf_parse(req, data, len, &t,
-		       req->flags & BPFILTER_REQ_NOXT || !bf_load_xt() ? NULL :
-								&k);
-	/* The module checks the kernel's matches first, then asks again. */
-	if (k.n && err != BF_FALLBACK && !(req->flags & BPFILTER_REQ_CHECKED)) {
+	job.xt = !(req->flags & BPFILTER_REQ_NOXT) && bf_load_xt();
+	job.jumps = !*p || !(*p)->prog.no_jumps;
+again:
+	err = bf_plan_run(&job, *p, &plan);
+	if (err)
+		return err;
+	err = plan.ret;
+	if (err == BF_PLAN_CHECK) {
+		err = bf_put_check(&plan.k, plan.check_err, out);
+		goto out;
+	}
+	if (!err) {
+		t = bf_table_new(req, repl, &plan);
+		if (!t)
+			err = -ENOMEM;
+	}
+	if (!err)
+		err = bf_prog_load(req->family, *p ? &(*p)->prog : NULL,
+				   &t->prog);
+	if (err == -EBADMSG) {
+		fprintf(stderr, "compiler: its plan is not one for this table\n");
+		err = -EIO;
+	}
+	if (job.jumps && bf_load_again(err, t ? &t->prog : &plan.prog)) {
 		if (t)
 			bf_free(t);
-		err = bf_put_check(&k, err, out);
-		bf_kernel_free(&k);
-		return err;
+		t = NULL;
+		bf_plan_free(&plan);
+		job.jumps = false;
+		goto again;
 	}
-	bf_kernel_free(&k);
-	if (err < 0)
-		return err;
-	if (*p && repl->num_counters != (*p)->info.number) {
-		if (t)
-			bf_free(t);
-		return -EAGAIN;
+	if (err == BF_FALLBACK && (t || plan.flags & BF_PLAN_COMPILED))
+		fprintf(stderr, "ip_tables serves the table\n");
+	if (!err)
+		err = bf_put_layout(t, out);
+	if (err && t) {
+		bf_free(t);
+		t = NULL;
 	}
-	if (t) {
-		err = bf_compile(t, *p, req->flags & BPFILTER_REQ_CHECKED);
-		if (!err)
-			err = bf_put_layout(t, out);
-		if (err) {
-			bf_free(t);
-			t = NULL;
-			if (err < 0)
-				return err;
-		}
-	}
-	if (!t) {
-		/* BF_FALLBACK: ip_tables takes it; the kernel says DROP. */
+out:
+	if (err == BF_FALLBACK) {
+		/* ip_tables takes it; the kernel says DROP. */
 		out->reply->action = BPFILTER_FALLBACK;
-		return 0;
+		err = 0;
 	}
-	if (bf_initial(t))
-		out->reply->flags |= BPFILTER_TABLE_INITIAL;
-	out->reply->prog_id = t->prog.prog_id;
-	if (t->conntrack)
-		out->reply->flags |= BPFILTER_TABLE_CONNTRACK;
-	t->next = *p ? (*p)->next : NULL;
-	if (*p)
-		bf_free(*p);
-	*p = t;
-	return 0;
+	if (!err && t) {
+		if (plan.flags & BF_PLAN_INITIAL)
+			out->reply->flags |= BPFILTER_TABLE_INITIAL;
+		out->reply->prog_id = t->prog.prog_id;
+		if (t->conntrack)
+			out->reply->flags |= BPFILTER_TABLE_CONNTRACK;
+		t->next = *p ? (*p)->next : NULL;
+		if (*p)
+			bf_free(*p);
+		*p = t;
+	}
+	bf_plan_free(&plan);
+	return err;
 }
 
 int bf_table_set(const struct bpfilter_req *req, const void *data,
@@ -361,17 +512,23 @@ int bf_table_load(const struct bpfilter_req *req, const void *data,
 		  size_t len, struct bf_out *out)
 {
 	const struct ipt_replace *repl = data;
-	struct bf_table **p, *t = NULL;
-	struct bf_kernel k = {};
+	struct bf_job job = {
+		.req = req, .data = data, .len = len, .xt = true, .load = true,
+		.budget = bf_budget(req),
+	};
+	struct bf_table **p, *t;
+	struct bf_plan plan;
 	int err;
 
 	if (len < sizeof(*repl))
 		return -EINVAL;
-	/* The module kept the kernel's matches of a table it replays. */
-	err = bf_parse(req, data, len, &t, &k);
-	bf_kernel_free(&k);
+	err = bf_plan_run(&job, NULL, &plan) ?: plan.ret;
+	t = err ? NULL : bf_table_new(req, repl, &plan);
+	bf_plan_free(&plan);
 	if (err)
 		return err < 0 ? err : -EINVAL;
+	if (!t)
+		return -ENOMEM;
 	p = bf_find(req->net_cookie, req->family, repl->name);
 	if (*p) {
 		bf_unlink(p);

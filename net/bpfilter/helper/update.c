@@ -154,7 +154,7 @@ static const struct bf_cls_run *run_of_shape(const struct bf_cls *cls,
 }
 
 /* Indices for the new table: 1 if the new entry has none that fits. */
-static int place(const struct bf_cls *cls, struct bf_prog *old,
+static int place(const struct bf_cls *cls, const struct bf_prog *old,
 		 const int *from, unsigned int n, struct bf_prog *prog)
 {
 	const struct bf_cls_run *run;
@@ -267,17 +267,17 @@ static bool once(const struct bf_cls *cls, const struct bf_prog *prog)
  * @ir: the new table
  * @cls: its classified runs
  * @btf: what the kernel's BTF says
- * @old: the current table's program; its maps and code move to @prog if
- *	it is kept
+ * @old: the current table's program
  * @from: bf_entries_from() of the tables
- * @prog: the program of the new table, with the changes of its map
+ * @prog: the plan of the new table's program: @old's kept, with its
+ *	counter indices, its keys and the changes of its map
  *
  * Return: 0 if the program is kept, 1 if the new table needs a new
  * program, or a negative errno.
  */
 int bf_update(const struct bf_ir *ir, struct bf_cls *cls,
-	      const struct bf_btf *btf, struct bf_prog *old, const int *from,
-	      struct bf_prog *prog)
+	      const struct bf_btf *btf, const struct bf_prog *old,
+	      const int *from, struct bf_prog *prog)
 {
 	struct bf_code code = {};
 	int err;
@@ -288,8 +288,7 @@ int bf_update(const struct bf_ir *ir, struct bf_cls *cls,
 	if (!err && prog->nkeys > old->keys_cap)
 		err = 1;
 	if (!err)
-		err = bf_codegen(ir, btf, old->map_fd, prog->slot, cls,
-				 old->cls_fd, &code);
+		err = bf_codegen(ir, btf, prog->slot, cls, &code);
 	if (!err && (code.len != old->code.len ||
 		     memcmp(code.insns, old->code.insns,
 			    code.len * sizeof(*code.insns))))
@@ -301,17 +300,7 @@ int bf_update(const struct bf_ir *ir, struct bf_cls *cls,
 		err = 1;
 	if (err)
 		return err == -E2BIG ? 1 : err;
-
-	prog->prog_fd = old->prog_fd;
-	prog->map_fd = old->map_fd;
-	prog->cls_fd = old->cls_fd;
-	prog->prog_id = old->prog_id;
-	prog->insns = old->insns;
-	prog->code = old->code;
-	prog->keys_cap = old->keys_cap;
-	old->prog_fd = -1;
-	old->map_fd = -1;
-	old->cls_fd = -1;
-	old->code.insns = NULL;
+	/* bf_prog_load() gives @prog the maps and code of @old. */
+	prog->kept = true;
 	return 0;
 }

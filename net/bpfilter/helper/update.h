@@ -11,7 +11,7 @@ int *bf_entries_from(__u8 family, const void *old,
 		     const struct bf_table_info *oi, const void *new,
 		     const struct bf_table_info *ni);
 int bf_update(const struct bf_ir *ir, struct bf_cls *cls,
-	      const struct bf_btf *btf, struct bf_prog *old, const int *from,
-	      struct bf_prog *prog);
+	      const struct bf_btf *btf, const struct bf_prog *old,
+	      const int *from, struct bf_prog *prog);
 
 #endif /* _BPFILTER_UPDATE_H */
