@@ -105,6 +105,12 @@ start_restore()
 	restores="$restores $restore"
 }
 
+# helper_now: the pid of a's helper.
+helper_now()
+{
+	ip netns exec "$a" cat /proc/net/bpfilter | helper_of /dev/stdin
+}
+
 # failed_alone WHAT LOG: the last restore failed, the kernel logged LOG,
 # and the helper and a's table are as they were.
 failed_alone()
@@ -112,7 +118,7 @@ failed_alone()
 	check "$1: the restore fails" eval "! wait $restore"
 	check "$1: the kernel log says why" logged "$2"
 	check "$1: the helper serves on, same pid" \
-		test "$(ip netns exec "$a" cat /proc/net/bpfilter | helper_of /dev/stdin)" = "$helper"
+		test "$(helper_now)" = "$helper"
 	check "$1: a's table is still in force" \
 		test "$(saved "$a" iptables-legacy-save -t filter)" = "$before"
 }
@@ -121,7 +127,7 @@ check "a has a table of bpfilter's" \
 	ip netns exec "$a" iptables-legacy -A INPUT -s 192.0.2.1 -j DROP
 check_owned "a's table is bpfilter's" "$a" ipv4 5
 before=$(saved "$a" iptables-legacy-save -t filter)
-helper=$(ip netns exec "$a" cat /proc/net/bpfilter | helper_of /dev/stdin)
+helper=$(helper_now)
 if [ -z "$helper" ]; then
 	echo "FAIL: a's table has no helper process"
 	exit 1
