@@ -32,7 +32,7 @@ static void compile(__u8 family, void *entries,
 	bf_cls_min_run = 2;
 	if (!bf_ir_build(family, entries, info, &ir) &&
 	    !bf_cls_plan(&ir, true, &cls)) {
-		if (!bf_codegen(&ir, &btf, 3, NULL, &cls, 4, &code))
+		if (!bf_codegen(&ir, &btf, NULL, &cls, &code))
 			free(code.insns);
 		bf_cls_free(&cls);
 	}
