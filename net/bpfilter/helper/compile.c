@@ -39,9 +39,6 @@
 #include "plan.h"
 #include "sandbox.h"
 
-/* The most of what a child would have logged that the helper logs. */
-#define BF_MAX_LOG	4096
-
 /* Set by the helper; the tests of its code compile in their own process. */
 bool bf_compile_forks;
 
@@ -61,7 +58,7 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* All the child sends, to its end; -E2BIG past BF_MAX_PLAN and its log. */
+/* All the child sends, to its end; -E2BIG past BF_MAX_BUF. */
 static int read_all(int fd, struct bf_buf *b)
 {
 	char chunk[65536];
@@ -75,7 +72,7 @@ static int read_all(int fd, struct bf_buf *b)
 			return -errno;
 		if (!n)
 			return b->err;
-		if (b->len + n > BF_MAX_PLAN + sizeof(__u32) + BF_MAX_LOG)
+		if (n > BF_MAX_BUF - b->len)
 			return -E2BIG;
 		bf_put(b, chunk, n);
 	}
@@ -198,8 +195,8 @@ static unsigned int used_ms(const struct rusage *ru)
  * bf_in_child - runs @fn in a compiling child, without privileges
  * @fn: what the child does: it appends what it made to its @out
  * @arg: its argument, which the child sees as the helper had it
- * @budget: the CPU time in ms left to the request (at most BF_BUDGET),
- *	less what the child takes on return
+ * @budget: the CPU time in ms left to the request, less what the child
+ *	takes on return
  * @out: what it made, to be freed with bf_buf_free() in any case
  *
  * Without bf_compile_forks, @fn runs in this process, without a budget.
@@ -210,7 +207,7 @@ static unsigned int used_ms(const struct rusage *ru)
 int bf_in_child(bf_child_fn fn, void *arg, unsigned int *budget,
 		struct bf_buf *out)
 {
-	unsigned int ms = *budget < BF_BUDGET ? *budget : BF_BUDGET;
+	unsigned int used, ms = *budget;
 	pid_t pid, helper = getpid();
 	int fds[2], status, err;
 	struct rusage ru;
@@ -241,10 +238,11 @@ int bf_in_child(bf_child_fn fn, void *arg, unsigned int *budget,
 	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR)
 			return -errno;
-	*budget = ms - (used_ms(&ru) < ms ? used_ms(&ru) : ms);
+	used = used_ms(&ru);
+	*budget = used < ms ? ms - used : 0;
 	if (err == -E2BIG)
-		fprintf(stderr, "compiler: more than %u bytes back\n",
-			BF_MAX_PLAN);
+		fprintf(stderr, "compiler: more than %zu bytes back\n",
+			BF_MAX_BUF);
 	if (!err)
 		err = child_status(status, ms);
 	if (!err)

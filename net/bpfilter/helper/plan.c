@@ -33,13 +33,12 @@ void bf_put(struct bf_buf *b, const void *p, size_t len)
 
 	if (b->err || !len)
 		return;
-	while (cap - b->len < len) {
-		if (cap > BF_MAX_PLAN) {
-			b->err = -ENOMEM;
-			return;
-		}
-		cap *= 2;
+	if (len > BF_MAX_BUF - b->len) {
+		b->err = -ENOMEM;
+		return;
 	}
+	while (cap - b->len < len)
+		cap = cap < BF_MAX_BUF / 2 ? cap * 2 : BF_MAX_BUF;
 	if (cap != b->cap) {
 		n = realloc(b->p, cap);
 		if (!n) {

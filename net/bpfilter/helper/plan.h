@@ -11,6 +11,10 @@
 
 /* The most that comes back: a table, its code and its keys. */
 #define BF_MAX_PLAN	(256u << 20)
+/* The most of what a child would have logged that the helper logs. */
+#define BF_MAX_LOG	4096
+/* The most a child sends: the length of its log, its log, its plan. */
+#define BF_MAX_BUF	(BF_MAX_PLAN + sizeof(__u32) + BF_MAX_LOG)
 
 /**
  * struct bf_buf - a plan as bytes, as the compiling child sends it
@@ -18,7 +22,7 @@
  * @len: their number
  * @cap: the room at @p
  * @at: how far they are taken back
- * @err: -ENOMEM once a put failed
+ * @err: -ENOMEM once a put failed (past BF_MAX_BUF too)
  */
 struct bf_buf {
 	char *p;

@@ -1050,9 +1050,12 @@ out:
 /*
  * Writers that do not take iptables' lock: the kernel sees their replaces
  * at once, and must take each whole or refuse it with -EAGAIN, so that
- * every rule appended is there at the end.
+ * every rule appended is there at the end. Each of these forty or so
+ * replaces is a table compiled and verified: in an emulated guest with
+ * lock debugging that takes up to a second (ipv6), so the harness's 30 s
+ * are not enough, and the test has a timeout of its own.
  */
-TEST_F(filter, concurrent_replaces)
+TEST_F_TIMEOUT(filter, concurrent_replaces, 180)
 {
 	struct writer w[WRITERS] = {};
 	struct ipt_getinfo info;
