@@ -24,7 +24,8 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	struct bf_btf btf = { .xt_match = 1, .xt_target = 2, .module_fd = -1 };
+	struct bf_btf btf = { .xt_match = 1, .xt_target = 2, .ipv6_find_hdr = -1,
+			      .module_fd = -1 };
 	__u8 family = argc > 1 && atoi(argv[1]) == 6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
 	struct xt_counters *want;
 	struct ipt_replace *repl;

@@ -18,7 +18,7 @@
 static const struct bf_btf btf = {
 	.dynptr_from_skb = 1000, .ctx_skb = 8, .state_in = 8, .state_out = 16,
 	.dev_name = 256, .skb_len = 112, .xt_match = 1001,
-	.xt_target = 1002,
+	.xt_target = 1002, .ipv6_find_hdr = 1003,
 };
 
 static void compile(__u8 family, void *entries,

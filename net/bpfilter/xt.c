@@ -30,6 +30,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 
 #include "bpfilter.h"
 
@@ -734,11 +735,43 @@ __bpf_kfunc int bpfilter_xt_target(struct sk_buff *skb,
 	return 1;
 }
 
+/**
+ * bpfilter_ipv6_find_hdr - finds an IPv6 packet's transport header
+ * @skb: the packet
+ *
+ * What ip6_packet_match() has ipv6_find_hdr() find for each rule with
+ * -p, found once for the packet, with the kernel's own walk of the
+ * extension headers and its limit on their number: a program that
+ * unrolled the walk would be some thousand instructions longer for the
+ * verifier to go through at every replace.
+ *
+ * Return: the protocol in bits 0-7, the transport header's offset in
+ * bits 8-39 and the fragment offset in bits 40-55; -1 if ipv6_find_hdr()
+ * finds no protocol, or if @skb's network header is not at skb->data
+ * (where the programs read it, and where the stack has it at every hook)
+ * with the 40 bytes of an IPv6 header after it.
+ */
+__bpf_kfunc s64 bpfilter_ipv6_find_hdr(struct sk_buff *skb)
+{
+	unsigned int thoff = 0;
+	unsigned short fragoff;
+	int proto;
+
+	if (skb_network_offset(skb) ||
+	    skb_headlen(skb) < sizeof(struct ipv6hdr))
+		return -1;
+	proto = ipv6_find_hdr(skb, &thoff, -1, &fragoff, NULL);
+	if (proto < 0)
+		return -1;
+	return proto | (u64)thoff << 8 | (u64)fragoff << 40;
+}
+
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(bpfilter_kfunc_ids)
 BTF_ID_FLAGS(func, bpfilter_xt_match)
 BTF_ID_FLAGS(func, bpfilter_xt_target)
+BTF_ID_FLAGS(func, bpfilter_ipv6_find_hdr)
 BTF_KFUNCS_END(bpfilter_kfunc_ids)
 
 /*

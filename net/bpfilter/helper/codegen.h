@@ -27,6 +27,7 @@
  * @xt_match: BTF id of bpfilter.ko's kfunc bpfilter_xt_match(), < 0 if
  *	none
  * @xt_target: BTF id of bpfilter_xt_target(), < 0 if none
+ * @ipv6_find_hdr: BTF id of bpfilter_ipv6_find_hdr(), < 0 if none
  * @module_fd: bpfilter.ko's BTF, the program's fd_array[BF_MODULE_BTF]
  */
 struct bf_btf {
@@ -43,6 +44,7 @@ struct bf_btf {
 	__u32 skb_nfct;
 	__s32 xt_match;
 	__s32 xt_target;
+	__s32 ipv6_find_hdr;
 	int module_fd;
 };
 

@@ -87,9 +87,10 @@ static int module_btf_fd(const char *name)
 }
 
 /*
- * bpfilter.ko's kfuncs for the matches and targets it checks; without
- * them (the helper's code run on its own, in tests) those stay
- * ip_tables'.
+ * bpfilter.ko's kfuncs for the matches and targets it checks, and for
+ * ipv6_find_hdr(); without them (the helper's code run on its own, in
+ * tests) those matches and targets stay ip_tables', and the programs walk
+ * the IPv6 extension headers themselves.
  */
 static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 {
@@ -97,6 +98,7 @@ static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 
 	k->xt_match = -1;
 	k->xt_target = -1;
+	k->ipv6_find_hdr = -1;
 	k->module_fd = -1;
 	if (libbpf_get_error(btf))
 		return;
@@ -107,6 +109,9 @@ static void read_module_btf(const struct btf *vmlinux, struct bf_btf *k)
 		k->xt_target = btf__find_by_name_kind(btf,
 						      "bpfilter_xt_target",
 						      BTF_KIND_FUNC);
+		k->ipv6_find_hdr = btf__find_by_name_kind(btf,
+							  "bpfilter_ipv6_find_hdr",
+							  BTF_KIND_FUNC);
 	}
 	btf__free(btf);
 }
@@ -411,7 +416,8 @@ static bool code_ok(const struct bf_code *code, const struct bf_prog *prog,
 		if (in[i].src_reg == BPF_PSEUDO_KFUNC_CALL) {
 			if (in[i].off == BF_MODULE_BTF ?
 			    in[i].imm != btf->xt_match &&
-			    in[i].imm != btf->xt_target :
+			    in[i].imm != btf->xt_target &&
+			    in[i].imm != btf->ipv6_find_hdr :
 			    in[i].off || (in[i].imm != btf->dynptr_from_skb &&
 					  in[i].imm != btf->dynptr_slice))
 				return false;

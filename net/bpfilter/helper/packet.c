@@ -17,8 +17,12 @@
 #define IP_OFFSET	0x1FFF	/* of iphdr.frag_off, as in net/ip.h */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* Extension headers ipv6_find_hdr() walks before giving up here. */
-#define BF_IPV6_EXTHDRS	16
+/*
+ * ipv6_find_hdr() walks IP6_MAX_EXT_HDRS_CNT (12) extension headers and
+ * gives up at the next: the unrolled walk takes one step for each, and a
+ * 13th to find the protocol after the 12th.
+ */
+#define BF_IPV6_EXTHDRS	13
 
 /* bpf_dynptr_read(FP + @off, R2, dynptr, R4, 0): R0 = 0 if read. */
 static void emit_read_len(struct bf_emit *e, int off)
@@ -337,9 +341,42 @@ static void emit_find_hdr(struct bf_emit *e, const struct bf_btf *btf)
 	bf_bind(e, done);
 }
 
+/*
+ * The same through bpfilter.ko's bpfilter_ipv6_find_hdr(), the kernel's
+ * own ipv6_find_hdr(): R0 is the protocol, thoff << 8 and fragoff << 40,
+ * or negative.
+ */
+static void emit_find_hdr_call(struct bf_emit *e, const struct bf_btf *btf)
+{
+	int error = bf_new_label(e), done = bf_new_label(e);
+
+	bf_emit(e, BPF_MOV64_REG(R1, SKB));
+	bf_emit(e, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL,
+				BF_MODULE_BTF, btf->ipv6_find_hdr));
+	bf_jmp(e, BPF_JMP_IMM(BPF_JSLT, R0, 0, 0), error);
+	bf_emit(e, BPF_MOV64_REG(R1, R0));
+	bf_emit(e, BPF_ALU64_IMM(BPF_AND, R1, 0xFF));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_PROTO));
+	bf_emit(e, BPF_MOV64_REG(R1, R0));
+	bf_emit(e, BPF_ALU64_IMM(BPF_RSH, R1, 8));
+	bf_emit(e, BPF_MOV32_REG(R1, R1));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_THOFF));
+	bf_emit(e, BPF_ALU64_IMM(BPF_RSH, R0, 40));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R0, S_FRAG));
+	bf_gotol(e, done);
+	bf_bind(e, error);
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_PROTO, -1));
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_THOFF, 0));
+	bf_emit(e, BPF_ST_MEM(BPF_DW, FP, S_FRAG, 0));
+	bf_bind(e, done);
+}
+
 static void emit_ipv6(struct bf_emit *e, const struct bf_btf *btf)
 {
-	emit_find_hdr(e, btf);
+	if (btf->ipv6_find_hdr >= 0)
+		emit_find_hdr_call(e, btf);
+	else
+		emit_find_hdr(e, btf);
 	emit_l4(e, btf);
 }
 

@@ -307,6 +307,7 @@ TEST_F(kfunc, module_kfuncs_refused)
 {
 	static const char *const names[] = {
 		"bpfilter_xt_match", "bpfilter_xt_target",
+		"bpfilter_ipv6_find_hdr",
 	};
 	unsigned int i;
 

@@ -39,6 +39,9 @@ DST4 = ['10.0.0.2', '10.0.1.1', '10.1.0.1', '192.168.1.1', '172.16.0.1',
 SRC4 = ['192.168.1.1', '192.168.1.200', '172.16.0.1', '172.16.9.9']
 DST6 = ['2001:db8::2', '2001:db8::1:1', '2001:db9::1', '2002::1']
 SRC6 = ['2001:db9::1', '2001:db9::2', '2002::1', '2002::2:1']
+# The source of packets with long chains of extension headers, which the
+# mangle table's rules with -p must not drop before the filter table.
+LONG6 = '2001:db9::e'
 PORTS = [0, 1, 22, 53, 80, 443, 1023, 1024, 8080, 65535]
 TCPOPTS = [1, 2, 3, 4, 8, 30, 254]
 ADDRTYPES4 = ['LOCAL', 'UNICAST', 'BROADCAST', 'MULTICAST', 'UNSPEC']
@@ -112,11 +115,12 @@ def setup():
                 'ip -6 route add default dev vc'):
             sh(*cmd.split(), ns=b)
         # Marks for the mark match, set by ip_tables' mangle table.
-        for ipt in ('iptables-legacy', 'ip6tables-legacy'):
-            sh(ipt, '-t', 'mangle', '-A', 'PREROUTING', '-p', 'udp', '-j',
-               'MARK', '--set-mark', '1', ns=b)
-            sh(ipt, '-t', 'mangle', '-A', 'PREROUTING', '-p', 'tcp', '-j',
-               'MARK', '--set-mark', '5', ns=b)
+        for ipt, src in (('iptables-legacy', []),
+                         ('ip6tables-legacy', ['!', '-s', LONG6])):
+            sh(ipt, '-t', 'mangle', '-A', 'PREROUTING', *src, '-p', 'udp',
+               '-j', 'MARK', '--set-mark', '1', ns=b)
+            sh(ipt, '-t', 'mangle', '-A', 'PREROUTING', *src, '-p', 'tcp',
+               '-j', 'MARK', '--set-mark', '5', ns=b)
     # The guest is a VM of its own: its global ICMP limit can go.
     for knob in ('net.ipv4.icmp_msgs_per_sec', 'net.ipv4.icmp_msgs_burst'):
         sh('sysctl', '-qw', f'{knob}=100000000', check=False)
@@ -462,16 +466,23 @@ def packet(r, v6):
     if v6:
         proto = r.choice([6, 6, 17, 17, 58, 47])
         body, nxt = l4(r, proto), proto
-        for kind in [r.choice([60, 43, 44, 51, 59])
-                     for _ in range(r.choice([0, 0, 0, 1, 2]))]:
+        kinds = [r.choice([60, 43, 44, 51, 59])
+                 for _ in range(r.choice([0, 0, 0, 1, 2]))]
+        src = r.choice(SRC6)
+        # Chains around the kernel's limit on extension headers
+        # (IP6_MAX_EXT_HDRS_CNT, where it has one), past which
+        # ipv6_find_hdr() gives up and a rule with -p drops the packet.
+        if r.random() < .04:
+            kinds = [r.choice([60, 43, 51]) for _ in range(r.randint(10, 17))]
+            src = LONG6
+        for kind in kinds:
             body, nxt = exthdr(r, kind, nxt) + body, kind
         if r.random() < .05:
             body = body[:r.randint(0, len(body))]
         tc = r.choice([0] * 6 + [0x10, 0xb8, 0x01, 0x03])
         return struct.pack('!IHBB16s16s', 6 << 28 | tc << 20, len(body), nxt,
                            r.choice([64, 1]),
-                           socket.inet_pton(socket.AF_INET6,
-                                            r.choice(SRC6)),
+                           socket.inet_pton(socket.AF_INET6, src),
                            socket.inet_pton(socket.AF_INET6,
                                             r.choice(DST6))) + body
     proto = r.choice([6, 6, 17, 17, 1, 47])
