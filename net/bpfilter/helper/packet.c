@@ -371,8 +371,23 @@ static void emit_find_hdr_call(struct bf_emit *e, const struct bf_btf *btf)
 	bf_bind(e, done);
 }
 
-static void emit_ipv6(struct bf_emit *e, const struct bf_btf *btf)
+/* The table has nothing but its policies, which read no header. */
+static bool only_policies(const struct bf_ir *ir)
 {
+	return ir->nrules == (unsigned int)__builtin_popcount(ir->valid_hooks) + 1;
+}
+
+/*
+ * A table of policies alone, the initial table among them, needs no
+ * transport header, and its program must not call the module: a program
+ * calling a kfunc of bpfilter.ko holds the module, which must go once
+ * every table is in its initial state.
+ */
+static void emit_ipv6(struct bf_emit *e, const struct bf_ir *ir,
+		      const struct bf_btf *btf)
+{
+	if (only_policies(ir))
+		return;
 	if (btf->ipv6_find_hdr >= 0)
 		emit_find_hdr_call(e, btf);
 	else
@@ -468,7 +483,7 @@ void bf_emit_packet(struct bf_emit *e, const struct bf_ir *ir,
 	bf_verdict(e, NF_DROP);
 	bf_bind(e, l3);
 	if (v6)
-		emit_ipv6(e, btf);
+		emit_ipv6(e, ir, btf);
 	else
 		emit_ipv4(e, btf);
 	bf_bind(e, done);
