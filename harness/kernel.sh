@@ -29,18 +29,25 @@ config_fragments() {
 # Every option a fragment asks for must survive olddefconfig; a dependency
 # that is not met would otherwise drop it silently.
 verify_config() {
-	local kout=${1:-$KOUT} f line opt want got bad=0
-	for f in $(config_fragments "${2:-$SRC}"); do
-		while read -r line; do
-			case $line in CONFIG_*=*) ;; *) continue ;; esac
-			opt=${line%%=*} want=${line#*=}
-			got=$(grep -m1 "^$opt=" "$kout/.config" | cut -d= -f2-)
-			if [ "$got" != "$want" ]; then
-				echo "config: $opt=$want asked by $(basename "$f"), got '${got:-unset}'" >&2
-				bad=1
-			fi
-		done <"$f"
-	done
+	local kout=${1:-$KOUT} opt want got bad=0
+	# The last fragment that names an option decides it.
+	while read -r opt want; do
+		got=$(grep -m1 "^$opt=" "$kout/.config" | cut -d= -f2-)
+		if [ "$got" != "$want" ]; then
+			echo "config: $opt=$want asked, got '${got:-unset}'" >&2
+			bad=1
+		fi
+	done < <(cat $(config_fragments "${2:-$SRC}") | awk '
+		/^CONFIG_[A-Za-z0-9_]*=/ {
+			i = index($0, "="); o = substr($0, 1, i - 1)
+			if (!(o in v)) order[n++] = o
+			v[o] = substr($0, i + 1); next
+		}
+		/^# CONFIG_[A-Za-z0-9_]* is not set/ {
+			if (!($2 in v)) order[n++] = $2
+			v[$2] = ""
+		}
+		END { for (i = 0; i < n; i++) if (v[order[i]] != "") print order[i], v[order[i]] }')
 	return $bad
 }
 

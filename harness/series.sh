@@ -245,7 +245,7 @@ cmd_export() {
 			from=$to
 		done <<<"$parts"
 	fi
-	(cd "$PATCHES" && find . -name '*.patch' | sed 's|^\./||' | sort) >"$SERIES"
+	(cd "$PATCHES" && find . -name '*.patch' | sed 's|^\./||' | sort -V) >"$SERIES"
 	git_base update-ref "refs/series/$(series_hash)" "$head"
 	if has_mirror; then
 		write_mirror "$head"

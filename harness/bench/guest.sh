@@ -163,6 +163,7 @@ point() {
 	pv=$v
 	case $v in limit|string) pv=exact ;; esac
 	for pos in none middle last; do
+		[ "$n" = 0 ] && [ $pos != none ] && continue
 		case $pos in
 		none) line=$([ "$f" = 6 ] && echo "x x 2001:db8:ffff::1 9" || echo "x x 192.0.2.1 9") ;;
 		middle) line=$(rule "$f" "$pv" $((n / 2)) $((n / 2 + 1))) ;;
@@ -178,9 +179,26 @@ point() {
 	ip netns del bench
 }
 
+# The empty namespace, then the floor of issue 19: a netfilter program
+# that only accepts, at the filter table's place in LOCAL_OUT (floor.c).
 baseline() {
+	local dst=192.0.2.1 pid
+	[ "$1" = 6 ] && dst=2001:db8:ffff::1
 	setup
-	row "$1" none 0 none ns_none "$(flood "$1" "$([ "$1" = 6 ] && echo 2001:db8:ffff::1 || echo 192.0.2.1)" 9)"
+	row "$1" none 0 none ns_none "$(flood "$1" $dst 9)"
+	ip netns exec bench "$here/floor" "$1" >"$tmp/floor" &
+	pid=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		grep -q ready "$tmp/floor" && break
+		sleep 0.5
+	done
+	if grep -q ready "$tmp/floor"; then
+		row "$1" floor 0 floor ns_none "$(flood "$1" $dst 9)"
+	else
+		echo "# floor: no netfilter program attached"
+	fi
+	kill $pid
+	wait $pid 2>/dev/null
 	ip netns del bench
 }
 

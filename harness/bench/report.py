@@ -17,6 +17,13 @@ METRICS = [('ns_none', f'{UNIT}/pkt, no match'),
            ('ns_middle', f'{UNIT}/pkt, middle'),
            ('ns_last', f'{UNIT}/pkt, last'), ('load_ms', 'load ms'),
            ('add_ms', 'one -A ms'), ('mem_kb', 'memory kB')]
+# Per family: the cost of a netfilter program that only accepts (floor.c).
+FLOOR = {}
+
+
+def floor(fam, base):
+    """The floor's per-packet cost, minus the empty namespace's."""
+    return FLOOR[fam] - base.get(fam, 0) if fam in FLOOR else None
 
 
 def load(path):
@@ -26,6 +33,9 @@ def load(path):
         for row in csv.DictReader(f):
             if row['mode'] == 'none':
                 base[row['family']] = int(row['value'])
+                continue
+            if row['mode'] == 'floor':
+                FLOOR[row['family']] = int(row['value'])
                 continue
             key = (row['family'], row['variant'], int(row['n']), row['mode'])
             data[key][row['metric']] = int(row['value'] or 0)
@@ -45,7 +55,8 @@ def table(data, base):
     for fam, var in groups:
         ns = sorted({k[2] for k in data if k[:2] == (fam, var)})
         print(f'\nIPv{fam}, {var} rules (per-packet cost minus the empty '
-              f'namespace, {base.get(fam, 0)} {UNIT})')
+              f'namespace, {base.get(fam, 0)} {UNIT}; floor '
+              f'{floor(fam, base)})')
         print(f'{"metric":18} {"mode":10}' +
               ''.join(f'{n:>10}' for n in ns))
         for metric, label in METRICS:
@@ -70,14 +81,19 @@ def targets(data, base):
         b_lo, b_hi = c(lo, 'bpfilter'), c(hi, 'bpfilter')
         i_lo, i_hi = c(lo, 'ip_tables'), c(hi, 'ip_tables')
         out = []
-        if None not in (b_lo, b_hi):
+        if None not in (b_lo, b_hi) and hi != lo:
             out.append(f'bpfilter {hi} vs {lo} rules: '
                        f'{b_hi / max(b_lo, 1):.2f}x (target <= 1.5x)')
         if None not in (b_hi, i_hi):
             out.append(f'ip_tables/bpfilter at {hi}: '
                        f'{i_hi / max(b_hi, 1):.0f}x (target >= 100x)')
         if None not in (b_lo, i_lo):
-            out.append(f'at {lo}: bpfilter {b_lo} ns, ip_tables {i_lo} ns')
+            out.append(f'at {lo}: bpfilter {b_lo} {UNIT}, ip_tables {i_lo} '
+                       f'{UNIT} ({b_lo / max(i_lo, 1):.2f}x, target <= 1)')
+        f = floor(fam, base)
+        if None not in (b_lo, f):
+            out.append(f'bpfilter at {lo} against the floor ({f} {UNIT}): '
+                       f'{b_lo / max(f, 1):.2f}x (target <= 1.2x)')
         la, li = c(hi, 'bpfilter', 'load_ms'), c(hi, 'ip_tables', 'load_ms')
         if None not in (la, li):
             out.append(f'load of {hi}: bpfilter {la} ms, ip_tables {li} ms')
@@ -99,14 +115,18 @@ def plot(data, base, path):
                    for n in sorted({k[2] for k in data if k[:2] == (fam, var)})]
                for m in MODES}
         allv = [v for p in pts.values() for _, v in p if v and v > 0]
+        allv += [v for v in [floor(fam, base)] if v and v > 0]
         alln = [n for p in pts.values() for n, _ in p]
         if not allv:
             continue
         ylo, yhi = math.log10(max(min(allv), 1)), math.log10(max(allv)) + .1
-        xlo, xhi = math.log10(min(alln)), math.log10(max(alln)) + .01
+        # N = 0 stands where 1 would (log scale).
+        xlo = math.log10(max(min(alln), 1))
+        xhi = math.log10(max(max(alln), 1)) + .01
 
         def x(n):
-            return x0 + pad + (math.log10(n) - xlo) / (xhi - xlo) * (w - 2 * pad)
+            return x0 + pad + (math.log10(max(n, 1)) - xlo) / (xhi - xlo) * (
+                w - 2 * pad)
 
         def y(v):
             v = math.log10(max(v, 1))
@@ -124,6 +144,13 @@ def plot(data, base, path):
         for e in range(math.ceil(ylo), math.floor(yhi) + 1):
             svg.append(f'<text x="{x0 + pad - 5}" y="{y(10 ** e) + 4}" '
                        f'text-anchor="end">1e{e}</text>')
+        f = floor(fam, base)
+        if f and f > 0:
+            svg.append(f'<line x1="{x0 + pad}" y1="{y(f):.1f}" x2="'
+                       f'{x0 + w - pad}" y2="{y(f):.1f}" stroke="gray" '
+                       'stroke-dasharray="4"/>')
+            svg.append(f'<text x="{x0 + w - pad}" y="{y(f) - 4:.1f}" '
+                       'text-anchor="end" fill="gray">floor</text>')
         for li, m in enumerate(MODES):
             p = [(x(n), y(v)) for n, v in pts[m] if v is not None]
             if not p:

@@ -109,6 +109,10 @@ def extra(r):
 
 
 def ruleset(r):
+    # At times rules that read one thing of a packet, or nothing; not
+    # interfaces or states, which BPF_PROG_TEST_RUN's packets do not have.
+    feature = r.choice(['none', 'mark', 'length']) if r.random() < .15 \
+        else None
     nchains = r.randint(0, 3)
     chains = [f'c{i}' for i in range(nchains)]
     lines = ['*filter']
@@ -118,7 +122,7 @@ def ruleset(r):
         lines.append(f':{c} - [0:0]')
     for ci, c in enumerate(['OUTPUT'] + chains):
         later = chains[ci:]
-        if r.random() < .3:
+        if not feature and r.random() < .3:
             for _ in range(r.randint(2, 40)):
                 rule = translate_diff.simple(r, V6, later=later)
                 lines.append(f'-A {c} {rule}')
@@ -131,7 +135,9 @@ def ruleset(r):
                     t = ('-g ' if t == 'goto' else '-j ') + r.choice(later)
             elif t:
                 t = '-j ' + t
-            lines.append(f'-A {c} {match(r)} {t}')
+            m = translate_diff.feature_match(r, c, feature) if feature \
+                else match(r)
+            lines.append(f'-A {c} {m} {t}')
         # A chain that never returns: jumps to it join classified runs.
         if c in chains and r.random() < .3:
             lines.append(f'-A {c} -j {r.choice(["ACCEPT", "DROP"])}')

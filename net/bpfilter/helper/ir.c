@@ -275,6 +275,82 @@ static int add_rule(struct bf_ir *ir, struct bf_rule *r,
 	return add_target(ir, r, t, go_to, offsets, ir->nrules);
 }
 
+static bool any(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	while (len--)
+		if (*c++)
+			return true;
+	return false;
+}
+
+/* What emit_ip() and emit_ip6() of match.c read of a packet for @r. */
+static unsigned int ip_reads(__u8 family, const struct bf_rule *r)
+{
+	const struct ip6t_ip6 *ip6 = &r->ip6;
+	const struct ipt_ip *ip = &r->ip;
+	unsigned int reads = 0;
+
+	if (family == NFPROTO_IPV6) {
+		if (any(&ip6->smsk, sizeof(ip6->smsk)) ||
+		    any(&ip6->dmsk, sizeof(ip6->dmsk)) ||
+		    (ip6->flags & IP6T_F_PROTO))
+			reads |= BF_READ_HEADERS;
+		if (any(ip6->iniface_mask, IFNAMSIZ))
+			reads |= BF_READ_IN;
+		if (any(ip6->outiface_mask, IFNAMSIZ))
+			reads |= BF_READ_OUT;
+		return reads;
+	}
+	if (ip->smsk.s_addr || ip->src.s_addr || ip->dmsk.s_addr ||
+	    ip->dst.s_addr || ip->proto || (ip->flags & IPT_F_FRAG))
+		reads |= BF_READ_HEADERS;
+	if (any(ip->iniface_mask, IFNAMSIZ))
+		reads |= BF_READ_IN;
+	if (any(ip->outiface_mask, IFNAMSIZ))
+		reads |= BF_READ_OUT;
+	return reads;
+}
+
+/*
+ * What the code of @r reads of a packet: that of its address part and
+ * matches in match.c, and of the classifier's keys in lookup.c, which
+ * are made of the same fields. The programs are loaded with CAP_PERFMON,
+ * for which the verifier lets a program read stack it never wrote: a
+ * read missing here is garbage in a rule, not a refused program.
+ *
+ * The kernel's extensions get the skb; IPv6 ones also the transport
+ * header's offset, but only in rules with -p, which read the headers
+ * anyway (without it, S_XFRAG: what rules with -p left there, or 0).
+ */
+static unsigned int rule_reads(__u8 family, const struct bf_rule *r)
+{
+	unsigned int reads = ip_reads(family, r), i;
+
+	for (i = 0; i < r->nmatches; i++) {
+		switch (r->matches[i].kind) {
+		case BF_MATCH_MARK:
+			reads |= BF_READ_MARK;
+			break;
+		case BF_MATCH_CTSTATE:
+			reads |= BF_READ_NFCT;
+			break;
+		case BF_MATCH_LENGTH:
+			/* IPv6's is skb->len's; IPv4's the header's. */
+			if (family == NFPROTO_IPV4)
+				reads |= BF_READ_HEADERS;
+			break;
+		case BF_MATCH_XT:
+			break;
+		default:
+			reads |= BF_READ_HEADERS;
+			break;
+		}
+	}
+	return reads;
+}
+
 /**
  * bf_ir_build - the rules of a validated table
  * @family: NFPROTO_IPV4 or NFPROTO_IPV6
@@ -340,6 +416,8 @@ int bf_ir_build_xt(__u8 family, const void *entries,
 		if ((int)ir->hook_entry[h] < 0 || (int)ir->underflow[h] < 0)
 			err = -EINVAL;
 	}
+	for (i = 0; i < info->number && !err; i++)
+		ir->reads |= rule_reads(family, &ir->rules[i]);
 out:
 	free(offsets);
 	return err;

@@ -130,6 +130,25 @@ struct bf_rule {
 };
 
 /**
+ * enum bf_read - what the rules of a table read of a packet
+ * @BF_READ_HEADERS: the IP header, and the transport header after it
+ * @BF_READ_IN: the input interface's name
+ * @BF_READ_OUT: the output interface's name
+ * @BF_READ_MARK: skb->mark
+ * @BF_READ_NFCT: skb->_nfct, the conntrack entry and state
+ *
+ * The prologue reads nothing else (skb->len for the counters aside): a
+ * table of interfaces and policies costs a packet no header.
+ */
+enum bf_read {
+	BF_READ_HEADERS	= 1 << 0,
+	BF_READ_IN	= 1 << 1,
+	BF_READ_OUT	= 1 << 2,
+	BF_READ_MARK	= 1 << 3,
+	BF_READ_NFCT	= 1 << 4,
+};
+
+/**
  * struct bf_ir - a table as the code generator sees it
  * @family: NFPROTO_IPV4 or NFPROTO_IPV6
  * @nrules: entries, the last one the table's ERROR entry
@@ -138,6 +157,7 @@ struct bf_rule {
  * @underflow: index of the policy of each hook
  * @valid_hooks: the hooks the table is for
  * @stacksize: ip_tables' jump stack size: deeper jumps drop the packet
+ * @reads: what its rules read of a packet (enum bf_read)
  * @conntrack: a rule looks at the conntrack state: it must be active
  * @tcp_options: a rule has --tcp-option: the prologue walks the options
  * @nxt: the kernel matches the module checked for the table: a rule has
@@ -157,6 +177,7 @@ struct bf_ir {
 	unsigned int underflow[NF_INET_NUMHOOKS];
 	unsigned int valid_hooks;
 	unsigned int stacksize;
+	unsigned int reads;
 	bool conntrack;
 	bool tcp_options;
 	unsigned int nxt;

@@ -3,6 +3,8 @@
  * The code of a classified run (classify.c): the packet's key under each
  * shape of the run, looked up in the classifier's map; the lowest entry
  * found wins, unless a rule before it would drop the packet (hotdrop).
+ * A key reads only fields its rules' own code reads (ir.c's
+ * rule_reads()), which the prologue fills.
  */
 #include <assert.h>
 #include <stddef.h>

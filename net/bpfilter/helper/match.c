@@ -5,6 +5,8 @@
  * "fail" label when the packet does not match. NF_INVF() inverts a test
  * by inverting its jump. A match that reads the transport header drops
  * the packet when the header is short, as the kernel's "hotdrop" does.
+ * The prologue fills only the frame the rules read, as ir.c's
+ * rule_reads() says they do: what reads more must say so there.
  */
 #include <errno.h>
 #include <stddef.h>

@@ -3,8 +3,9 @@
  * The prologue of a program: what ipt_do_table() and ip6t_do_table() know
  * of a packet before the first rule, read once into the stack frame
  * (emit.h): the IP header, the interfaces, skb->len, the fragment offset
- * and the transport header. Packets are read through a dynptr of the skb,
- * which also serves non-linear ones.
+ * and the transport header, as far as the table's rules read them (enum
+ * bf_read). Packets are read through a dynptr of the skb, which also
+ * serves non-linear ones.
  */
 #include <stddef.h>
 #include <linux/in6.h>
@@ -371,23 +372,14 @@ static void emit_find_hdr_call(struct bf_emit *e, const struct bf_btf *btf)
 	bf_bind(e, done);
 }
 
-/* The table has nothing but its policies, which read no header. */
-static bool only_policies(const struct bf_ir *ir)
-{
-	return ir->nrules == (unsigned int)__builtin_popcount(ir->valid_hooks) + 1;
-}
-
 /*
- * A table of policies alone, the initial table among them, needs no
- * transport header, and its program must not call the module: a program
+ * A table whose rules read no header has no code for them: the initial
+ * table among them, whose program must not call the module (a program
  * calling a kfunc of bpfilter.ko holds the module, which must go once
- * every table is in its initial state.
+ * every table is in its initial state).
  */
-static void emit_ipv6(struct bf_emit *e, const struct bf_ir *ir,
-		      const struct bf_btf *btf)
+static void emit_ipv6(struct bf_emit *e, const struct bf_btf *btf)
 {
-	if (only_policies(ir))
-		return;
 	if (btf->ipv6_find_hdr >= 0)
 		emit_find_hdr_call(e, btf);
 	else
@@ -434,26 +426,21 @@ static void emit_headers(struct bf_emit *e, const struct bf_btf *btf,
 	}
 }
 
-/**
- * bf_emit_packet - reads the packet into the frame
- * @e: where to emit
- * @ir: the table, for what its rules look at
- * @btf: what the kernel's BTF says
- *
- * The prologue's work, and again after a kernel target that may have
- * changed the packet (its mark, length or headers) and let it go on. A
- * packet without a whole IP header, which the stack does not let reach
- * the filter hooks, is dropped.
+/*
+ * The IP and transport headers into the frame, through a dynptr of the
+ * skb. The frame from S_L4 to the dynptr is zeroed first, but for
+ * skb->len (the walk of IPv6's extension headers reads it): what the
+ * prologue reads besides the headers is written after them.
  */
-void bf_emit_packet(struct bf_emit *e, const struct bf_ir *ir,
-		    const struct bf_btf *btf)
+static void emit_ip_headers(struct bf_emit *e, const struct bf_btf *btf,
+			    bool v6)
 {
-	bool v6 = ir->family == NFPROTO_IPV6;
 	int slow = bf_new_label(e), l3 = bf_new_label(e);
 	int done = bf_new_label(e), off;
 
 	for (off = S_L4; off < S_DYNPTR; off += 8)
-		bf_emit(e, BPF_ST_MEM(BPF_DW, FP, off, 0));
+		if (off != S_LEN)
+			bf_emit(e, BPF_ST_MEM(BPF_DW, FP, off, 0));
 	/* A dynptr of the skb is as long as the skb was when it was made. */
 	bf_emit(e, BPF_MOV64_REG(R1, SKB));
 	bf_emit(e, BPF_MOV64_IMM(R2, 0));
@@ -463,15 +450,6 @@ void bf_emit_packet(struct bf_emit *e, const struct bf_ir *ir,
 				0, btf->dynptr_from_skb));
 	bf_emit(e, BPF_JMP_IMM(BPF_JEQ, R0, 0, 2));
 	bf_verdict(e, NF_DROP);
-
-	bf_emit(e, BPF_LDX_MEM(BPF_W, R1, SKB, btf->skb_len));
-	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_LEN));
-	bf_emit(e, BPF_LDX_MEM(BPF_W, R1, SKB, btf->skb_mark));
-	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_MARK));
-	bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, SKB, btf->skb_nfct));
-	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_NFCT));
-	emit_dev(e, btf, btf->state_in, S_IN);
-	emit_dev(e, btf, btf->state_out, S_OUT);
 
 	emit_headers(e, btf, v6, l3, slow);
 	bf_gotol(e, done);
@@ -483,10 +461,43 @@ void bf_emit_packet(struct bf_emit *e, const struct bf_ir *ir,
 	bf_verdict(e, NF_DROP);
 	bf_bind(e, l3);
 	if (v6)
-		emit_ipv6(e, ir, btf);
+		emit_ipv6(e, btf);
 	else
 		emit_ipv4(e, btf);
 	bf_bind(e, done);
+}
+
+/**
+ * bf_emit_packet - reads the packet into the frame
+ * @e: where to emit
+ * @ir: the table, for what its rules read (enum bf_read)
+ * @btf: what the kernel's BTF says
+ *
+ * The prologue's work, and again after a kernel target that may have
+ * changed the packet (its mark, length or headers) and let it go on.
+ * Only what the rules read: the dynptr and the headers cost more than the
+ * rest of a small table. A packet without a whole IP header, which the
+ * stack does not let reach the filter hooks, is dropped if they are read.
+ */
+void bf_emit_packet(struct bf_emit *e, const struct bf_ir *ir,
+		    const struct bf_btf *btf)
+{
+	bf_emit(e, BPF_LDX_MEM(BPF_W, R1, SKB, btf->skb_len));
+	bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_LEN));
+	if (ir->reads & BF_READ_HEADERS)
+		emit_ip_headers(e, btf, ir->family == NFPROTO_IPV6);
+	if (ir->reads & BF_READ_MARK) {
+		bf_emit(e, BPF_LDX_MEM(BPF_W, R1, SKB, btf->skb_mark));
+		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_MARK));
+	}
+	if (ir->reads & BF_READ_NFCT) {
+		bf_emit(e, BPF_LDX_MEM(BPF_DW, R1, SKB, btf->skb_nfct));
+		bf_emit(e, BPF_STX_MEM(BPF_DW, FP, R1, S_NFCT));
+	}
+	if (ir->reads & BF_READ_IN)
+		emit_dev(e, btf, btf->state_in, S_IN);
+	if (ir->reads & BF_READ_OUT)
+		emit_dev(e, btf, btf->state_out, S_OUT);
 	if (ir->tcp_options)
 		emit_tcp_options(e);
 }

@@ -381,7 +381,32 @@ def simple(r, v6, chain=None, later=()):
     return ' '.join(m) + ' ' + run_target(r, later)
 
 
-def ruleset(r, v6):
+# Tables whose rules read one thing of a packet, or nothing: bpfilter's
+# programs then read no more (the prologue skips the rest, headers
+# included), which the rules and the kernel's targets must not notice.
+FEATURES = ['none', 'iface', 'mark', 'state', 'length']
+
+
+def feature_match(r, chain, feature):
+    """The matches of a rule of a table of FEATURE only."""
+    m = []
+    if feature == 'iface':
+        if chain != 'OUTPUT' and r.random() < .6:
+            m.append(neg(r, '-i') + r.choice(IFACES))
+        if chain != 'INPUT' and r.random() < .6:
+            m.append(neg(r, '-o') + r.choice(IFACES))
+    elif feature == 'mark' and r.random() < .8:
+        m.append('-m mark ' + neg(r, '--mark') +
+                 r.choice(['0', '1', '5/0xff', '4/4', '0/0']))
+    elif feature == 'state' and r.random() < .8:
+        m.append(states(r))
+    elif feature == 'length' and r.random() < .8:
+        a, b = sorted([r.randint(20, 200), r.randint(20, 200)])
+        m.append(f'-m length {neg(r, "--length")}{a}:{b}')
+    return ' '.join(m)
+
+
+def ruleset(r, v6, feature=None):
     chains = [f'c{i}' for i in range(r.randint(0, 3))]
     # Chains that never return: a verdict for every packet at their end,
     # no RETURN before it, gotos only to such chains.
@@ -395,7 +420,7 @@ def ruleset(r, v6):
         later = chains[chains.index(c) + 1:] if c in chains else chains
         final = [x for x in later if x in finals]
         # 16 or more in a row: bpfilter's classifier takes them.
-        if r.random() < .2:
+        if not feature and r.random() < .2:
             st = run_style(r, v6, c)
             gotos = final if c in finals else later
             lines += [f'-A {c} ' + (styled(r, v6, st, gotos, final)
@@ -405,7 +430,8 @@ def ruleset(r, v6):
         for _ in range(r.randint(0, 8)):
             t = r.choice(['ACCEPT', 'DROP', 'RETURN', 'jump', 'goto', '',
                           'REJECT', 'LOG', 'MARK'])
-            m = match(r, v6, c)
+            m = feature_match(r, c, feature) if feature else \
+                match(r, v6, c)
             if c in finals and t in ('RETURN', 'goto'):
                 t = 'DROP'
             if t in ('jump', 'goto'):
@@ -576,7 +602,9 @@ def run(v6, tables, seed, npkts, senders):
     failed = 0
     for i in range(seed, seed + tables):
         r = random.Random(i * 2 + v6)
-        rules = ruleset(r, v6)
+        # Every third table reads one thing (FEATURES), in turn.
+        rules = ruleset(r, v6, FEATURES[i // 3 % len(FEATURES)]
+                        if i % 3 == 0 else None)
         fallback = rules.replace('COMMIT', ':zzz - [0:0]\n'
                                  '-A zzz -m limit --limit 1000/s\nCOMMIT')
         frames = []
