@@ -164,10 +164,14 @@ struct bpfilter_helper {
  *	namespace's tables again before its next request; changed with
  *	@lock held
  * @net: the namespace
+ * @unload: on the module's unload, the namespaces it gives back to
+ *	ip_tables (bpfilter_unload_net()), without an allocation that may
+ *	fail
  */
 struct bpfilter_net {
 	struct mutex lock;	/* the owner of the tables */
 	struct list_head list;
+	struct list_head unload;
 	u64 cookie;
 	struct bpfilter_helper *helper;
 	struct bpfilter_table *filter[BPFILTER_NFAMILIES];

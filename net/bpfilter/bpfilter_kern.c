@@ -917,43 +917,39 @@ err_wq:
 }
 
 /*
- * A forced unload: each live namespace whose table is not the initial one
- * gives it to ip_tables. From a worker, so that ip_tables sees the kernel's
- * credentials and no compat caller, and before the pernet operations go,
- * so that a module ip_tables loads meanwhile can register its own.
+ * Each live namespace the module serves gives its tables back to
+ * ip_tables (bpfilter_unload_net()): ip_tables' table back at its hooks,
+ * and, on a forced unload, the table the module served. From a worker, so
+ * that ip_tables sees the kernel's credentials and no compat caller, and
+ * before the pernet operations go, so that a module ip_tables loads
+ * meanwhile can register its own. The walk allocates nothing: a namespace
+ * whose table ip_tables did not get back would keep an ip_tables table
+ * off its hooks after the module went, whatever rules it is given later.
+ * (Putting it back registers hooks, which may still fail, and says so.)
  */
 static void bpfilter_unload_work(struct work_struct *work)
 {
+	struct bpfilter_net *bn, *next;
 	struct bpfilter_helper *h;
-	struct bpfilter_net *bn;
-	struct net **nets;
-	unsigned int n = 0, i;
+	LIST_HEAD(nets);
 
 	mutex_lock(&bpfilter.lock);
-	list_for_each_entry(h, &bpfilter.helpers, list)
-		list_for_each_entry(bn, &h->nets, list)
-			n++;
-	nets = kcalloc(n, sizeof(*nets), GFP_KERNEL);
-	if (!nets)
-		pr_crit("no memory to give the tables to ip_tables on unload\n");
-	n = 0;
 	list_for_each_entry(h, &bpfilter.helpers, list) {
 		list_for_each_entry(bn, &h->nets, list) {
 			/* A namespace going away takes its tables with it. */
-			if (nets && maybe_get_net(bn->net))
-				nets[n++] = bn->net;
+			if (maybe_get_net(bn->net))
+				list_add_tail(&bn->unload, &nets);
 		}
 	}
 	mutex_unlock(&bpfilter.lock);
 
-	for (i = 0; i < n; i++) {
-		bn = bpfilter_net(nets[i]);
+	list_for_each_entry_safe(bn, next, &nets, unload) {
 		mutex_lock(&bn->lock);
 		bpfilter_unload_net(bn);
 		mutex_unlock(&bn->lock);
-		put_net(nets[i]);
+		list_del(&bn->unload);
+		put_net(bn->net);
 	}
-	kfree(nets);
 }
 
 static void __exit bpfilter_exit(void)
@@ -963,7 +959,10 @@ static void __exit bpfilter_exit(void)
 	/* The helper goes with the module; it need not forget anything. */
 	WRITE_ONCE(bpfilter.unloading, true);
 	bpfilter_unregister(&bpfilter_sockopt_ops);
-	/* Only a forced unload finds tables other than the initial ones. */
+	/*
+	 * ip_tables' tables are back at their hooks before the programs go;
+	 * only a forced unload finds tables other than the initial ones.
+	 */
 	INIT_WORK_ONSTACK(&work, bpfilter_unload_work);
 	schedule_work(&work);
 	flush_work(&work);

@@ -156,8 +156,9 @@ static u8 bpfilter_nfproto(int family)
  * @on: at them, or off them
  *
  * ip_tables' table is empty while the helper serves the table, and need
- * not cost packets a call; it is off its hooks while the module serves a
- * table other than the initial one (and so cannot be unloaded).
+ * not cost packets a call: it is off its hooks while the module serves
+ * the table, and back at them when the table goes back to ip_tables or
+ * the module goes (bpfilter_unload_net()).
  *
  * Context: Process context, @bn->lock held.
  * Return: 0 or a negative errno.

@@ -308,14 +308,17 @@ static int bpfilter_iptables_drop_all(struct sock *sk, u8 pf,
  *	the module goes
  * @bn: the namespace's state
  *
- * The module cannot be unloaded while it serves a table other than the
- * initial one, except by force (rmmod -f), which would leave the namespace
- * with ip_tables' emptied table, off its hooks: no filter at all. Each such
- * table goes to ip_tables from the kernel's copy, while the program still
- * runs, ip_tables' table being at its hooks first; its rules' counters
- * start again from zero (ip_tables cannot copy the old ones to anybody,
- * and says so). If ip_tables refuses the table, the namespace gets
- * ip_tables' initial table with every policy DROP: it fails closed.
+ * ip_tables' emptied table is off its hooks while the module serves the
+ * table. Behind an initial table, which lets the module go, it says the
+ * same of every packet: it is put back at its hooks, while the program
+ * still runs (with its counters at zero: the policies' counters the module
+ * kept go with it). The module cannot be unloaded while it serves another
+ * table, except by force (rmmod -f): each such table goes to ip_tables
+ * from the kernel's copy, ip_tables' table being at its hooks first; its
+ * rules' counters start again from zero (ip_tables cannot copy the old
+ * ones to anybody, and says so). If ip_tables refuses the table, the
+ * namespace gets ip_tables' initial table with every policy DROP: it fails
+ * closed.
  *
  * Context: A worker (the kernel's credentials, no compat caller), the
  * module unloading and its socket options gone, @bn->lock held, a
@@ -332,9 +335,15 @@ void bpfilter_unload_net(struct bpfilter_net *bn)
 	lockdep_assert_held(&bn->lock);
 	for (family = 0; family < BPFILTER_NFAMILIES; family++) {
 		t = bn->filter[family];
-		if (!t || t->initial)
+		if (!t)
 			continue;
 		pf = family == BPFILTER_IPV6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+		if (t->initial) {
+			err = bpfilter_iptables_hooks(bn, family, true);
+			if (err)
+				goto fail;
+			continue;
+		}
 		err = sock_create_kern(bn->net, pf == NFPROTO_IPV6 ? PF_INET6 :
 				       PF_INET, SOCK_DGRAM, IPPROTO_UDP, &sock);
 		if (err)
@@ -428,10 +437,6 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 		bpfilter_broken(bn);
 	if (!err)
 		err = bpfilter_hook(bn, family);
-	/* The module may go once the table is the initial one again. */
-	if (!err && (reply->flags & BPFILTER_TABLE_INITIAL) && old &&
-	    !old->initial)
-		err = bpfilter_iptables_hooks(bn, family, true);
 	if (!err)
 		err = bpfilter_hold(bn, family, new, reply->flags);
 	if (err) {
@@ -473,9 +478,12 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 			return err;
 		}
 	}
-	/* ip_tables' table is empty: at worst, it stays at its hooks. */
-	if (!new->initial)
-		bpfilter_iptables_hooks(bn, family, false);
+	/*
+	 * ip_tables' table is empty: at worst, it stays at its hooks. It is
+	 * off them for the initial table too, which costs a packet more at
+	 * them than the program (the module's unload puts it back).
+	 */
+	bpfilter_iptables_hooks(bn, family, false);
 	return 0;
 }
 

@@ -167,8 +167,8 @@ iptables_unhooked()
 }
 
 # check_hooked WHEN NS PROTO yes|no: whether ip_tables' filter table runs
-# at its hooks; bpfilter takes it off them while it serves a table other
-# than the initial one. With ip_tables alone, it always runs.
+# at its hooks; bpfilter takes it off them while it serves the table, the
+# initial one included. With ip_tables alone, it always runs.
 check_hooked()
 {
 	local want=$4

@@ -434,7 +434,7 @@ COMMIT"
 			"$(grep -v -- '-j LOG' <<<"$want")"
 		ipt -F
 		check_save "flush after LOG and REJECT" "$EMPTY"
-		check_hooked "once flushed" "$ns" "$proto" yes
+		check_hooked "once flushed" "$ns" "$proto" no
 	else
 		skip "$IPT: LOG and REJECT: not in this kernel"
 	fi

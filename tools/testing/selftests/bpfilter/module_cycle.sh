@@ -200,11 +200,21 @@ cycle()
 	check "cycle $n: rmmod refused while the ipv$second table has rules" \
 		fails "in use" rmmod bpfilter
 	flush $second 3
+	# ip_tables' tables are off their hooks while bpfilter serves the
+	# initial tables, and back at them once it went.
+	if ip netns exec "$work" nft list hooks 2>/dev/null | grep -q "hook "; then
+		check "cycle $n: ip_tables' ipv4 table off its hooks before rmmod" \
+			iptables_unhooked "$work" ipv4
+		check "cycle $n: ip_tables' ipv6 table off its hooks before rmmod" \
+			iptables_unhooked "$work" ipv6
+	fi
 	# A replaced IPv6 program called a kfunc of the module, and holds it
 	# until the kernel frees it, an RCU grace period later.
 	check "cycle $n: rmmod once both tables are initial" \
 		slowwait 5 rmmod_quiet
 	check "cycle $n: no bpfilter_umh left" slowwait 5 no_helper
+	check_hooked "after rmmod, cycle $n" "$work" ipv4 yes
+	check_hooked "after rmmod, cycle $n" "$work" ipv6 yes
 
 	check "cycle $n: the work tables read as initial" same_text \
 		"$(work_table iptables-legacy-save; work_table ip6tables-legacy-save)" \
