@@ -290,25 +290,26 @@ static unsigned int ip_reads(__u8 family, const struct bf_rule *r)
 {
 	const struct ip6t_ip6 *ip6 = &r->ip6;
 	const struct ipt_ip *ip = &r->ip;
+	const unsigned char *in = ip->iniface_mask, *out = ip->outiface_mask;
 	unsigned int reads = 0;
+	bool headers;
 
 	if (family == NFPROTO_IPV6) {
-		if (any(&ip6->smsk, sizeof(ip6->smsk)) ||
-		    any(&ip6->dmsk, sizeof(ip6->dmsk)) ||
-		    (ip6->flags & IP6T_F_PROTO))
-			reads |= BF_READ_HEADERS;
-		if (any(ip6->iniface_mask, IFNAMSIZ))
-			reads |= BF_READ_IN;
-		if (any(ip6->outiface_mask, IFNAMSIZ))
-			reads |= BF_READ_OUT;
-		return reads;
+		in = ip6->iniface_mask;
+		out = ip6->outiface_mask;
+		headers = any(&ip6->smsk, sizeof(ip6->smsk)) ||
+			  any(&ip6->dmsk, sizeof(ip6->dmsk)) ||
+			  (ip6->flags & IP6T_F_PROTO);
+	} else {
+		headers = ip->smsk.s_addr || ip->src.s_addr ||
+			  ip->dmsk.s_addr || ip->dst.s_addr || ip->proto ||
+			  (ip->flags & IPT_F_FRAG);
 	}
-	if (ip->smsk.s_addr || ip->src.s_addr || ip->dmsk.s_addr ||
-	    ip->dst.s_addr || ip->proto || (ip->flags & IPT_F_FRAG))
+	if (headers)
 		reads |= BF_READ_HEADERS;
-	if (any(ip->iniface_mask, IFNAMSIZ))
+	if (any(in, IFNAMSIZ))
 		reads |= BF_READ_IN;
-	if (any(ip->outiface_mask, IFNAMSIZ))
+	if (any(out, IFNAMSIZ))
 		reads |= BF_READ_OUT;
 	return reads;
 }
