@@ -7,15 +7,20 @@
 # (per point of the flood) narrow it; BENCH_ICOUNT=1 counts instructions
 # (a guest clock of one nanosecond per instruction) instead of time;
 # BENCH_KERNEL=fast runs a kernel without lockdep (kernel-fast.config).
+# BENCH_SHAPES="docker ufw fail2ban cis" adds the real-world shapes
+# (shapes.sh) in the same guest, in build/shapes.csv and the table; with
+# BENCH_SHAPES and no N, only they run.
 cmd_bench() {
-	local dir=${BENCH_OUT:-$TOP/build} ns=("$@")
+	local dir=${BENCH_OUT:-$TOP/build} ns=("$@") shapes=${BENCH_SHAPES:-}
 
-	[ ${#ns[@]} -gt 0 ] || ns=(10 100 1000 10000 100000)
+	[ ${#ns[@]} -gt 0 ] || [ -n "$shapes" ] || ns=(10 100 1000 10000 100000)
 	mkdir -p "$dir/scripts" || return
+	rm -f "$dir/shapes.csv" "$dir/bench.csv"
 	# The guest may not see the checkout (a clone in /tmp): copy.
-	cp "$HARNESS/bench/guest.sh" "$dir/scripts/" &&
+	cp "$HARNESS/bench/guest.sh" "$HARNESS/bench/shapes.sh" "$dir/scripts/" &&
 		gcc -O2 -Wall -o "$dir/scripts/flood" "$HARNESS/bench/flood.c" &&
-		gcc -O2 -Wall -o "$dir/scripts/floor" "$HARNESS/bench/floor.c" ||
+		gcc -O2 -Wall -o "$dir/scripts/floor" "$HARNESS/bench/floor.c" &&
+		gcc -O2 -Wall -o "$dir/scripts/traffic" "$HARNESS/bench/traffic.c" ||
 		return
 	# BENCH_KERNEL=fast: a kernel of its own without lockdep and the other
 	# debugging options of the test kernel (kernel-fast.config), whose
@@ -30,11 +35,21 @@ cmd_bench() {
 	[ -z "$VM_ICOUNT" ] || VM_CPUS=1
 	vm_run --share "$dir" --timeout "${BENCH_TIMEOUT:-7200}" -- \
 		env BENCH_SECONDS="${BENCH_SECONDS:-0.5}" \
-		BENCH_MODES="${BENCH_MODES:-ip_tables bpfilter nft-lines nft-set}" bash \
-		"$dir/scripts/guest.sh" "$dir" "${BENCH_FAMILIES:-4 6}" \
-		"${BENCH_VARIANTS:-exact prefix}" "${ns[@]}" || return
-	python3 "$HARNESS/bench/report.py" "$dir/bench.csv" "$dir/bench.svg" |
-		tee "$dir/bench.txt"
+		BENCH_MODES="${BENCH_MODES:-ip_tables bpfilter nft-lines nft-set}" \
+		bash -c 'dir=$1 fam=$2 var=$3 shapes=$4
+			shift 4
+			if [ $# -gt 0 ]; then
+				bash "$dir/scripts/guest.sh" "$dir" "$fam" "$var" "$@" || exit
+			fi
+			[ -z "$shapes" ] || bash "$dir/scripts/shapes.sh" "$dir" $shapes' \
+		sh "$dir" "${BENCH_FAMILIES:-4 6}" "${BENCH_VARIANTS:-exact prefix}" \
+		"$shapes" "${ns[@]}" || return
+	{
+		[ ! -s "$dir/bench.csv" ] ||
+			python3 "$HARNESS/bench/report.py" "$dir/bench.csv" "$dir/bench.svg"
+		[ ! -s "$dir/shapes.csv" ] ||
+			python3 "$HARNESS/bench/shapes.py" "$dir/shapes.csv"
+	} | tee "$dir/bench.txt"
 }
 
 # In ./build.sh test: the benchmark at N=10, so that it keeps working.

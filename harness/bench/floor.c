@@ -2,9 +2,10 @@
 /*
  * The floor of the per-packet cost (issue 19): a BPF_PROG_TYPE_NETFILTER
  * program that only returns NF_ACCEPT, attached with a netfilter link at
- * the filter table's place in LOCAL_OUT of this namespace, until killed.
+ * the filter table's place in LOCAL_OUT of this namespace, or at each
+ * HOOK given (1 LOCAL_IN, 2 FORWARD, 3 LOCAL_OUT), until killed.
  * Plain syscalls: Debian 12's headers predate netfilter links.
- * Usage: floor 4|6   (prints "ready" once attached)
+ * Usage: floor 4|6 [HOOK...]   (prints "ready" once attached)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
 		.priority = PRI_FILTER,
 	};
 	union bpf_attr attr;
-	int prog, fd;
+	int prog, fd, i;
 
 	if (argc < 2)
 		return 2;
@@ -57,12 +58,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	link.prog_fd = prog;
-	memset(&attr, 0, sizeof(attr));
-	memcpy(&attr, &link, sizeof(link));
-	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	if (fd < 0) {
-		perror("floor: BPF_LINK_CREATE");
-		return 1;
+	for (i = 2; i < argc || i == 2; i++) {
+		if (i < argc)
+			link.hooknum = atoi(argv[i]);
+		memset(&attr, 0, sizeof(attr));
+		memcpy(&attr, &link, sizeof(link));
+		fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+		if (fd < 0) {
+			perror("floor: BPF_LINK_CREATE");
+			return 1;
+		}
 	}
 	printf("ready\n");
 	fflush(stdout);

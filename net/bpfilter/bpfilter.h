@@ -76,6 +76,7 @@ struct bpfilter_frame {
  * @base: NULL, or for each entry what its counter had when the table
  *	took over the program from the one before: not the table's
  * @conntrack: it holds conntrack active in its namespace
+ * @jit: bytes of its program's JIT image charged to its tenant's helper
  * @xt: the kernel's matches and targets it checked, which its program
  *	calls; NULL if none
  * @run: what the hooks run while it is in force
@@ -93,6 +94,7 @@ struct bpfilter_table {
 	u32 *slot;
 	struct xt_counters *base;
 	bool conntrack;
+	long jit;
 	struct bpfilter_xt *xt;
 	struct bpfilter_run *run;
 	bool published;
@@ -122,6 +124,7 @@ struct bpfilter_table {
  *	out whether the tables it sent are still the kernel's
  * @resync: it may not hold the kernel's tables: give them again before
  *	the next request
+ * @jit: bytes of JIT images its tenant's tables hold (see bpfilter_hold())
  * @exited_work: tells it of @exited
  * @free_work: stops it once it has no user
  * @rcu: freed after the kfunc filter is done with it
@@ -142,6 +145,7 @@ struct bpfilter_helper {
 	u64 gen;
 	u64 changes;
 	bool resync;
+	atomic_long_t jit;
 	struct work_struct exited_work;
 	struct work_struct free_work;
 	struct rcu_head rcu;
@@ -220,10 +224,12 @@ void bpfilter_free_table(struct bpfilter_table *t);
 void bpfilter_release_table(struct bpfilter_net *bn, int family,
 			    struct bpfilter_table *t);
 int bpfilter_hold(struct bpfilter_net *bn, int family,
-		  struct bpfilter_table *t, u32 flags);
+		  struct bpfilter_table *t, const struct bpf_prog *prog,
+		  u32 flags);
 void bpfilter_unhold(struct bpfilter_net *bn, int family,
 		     struct bpfilter_table *t);
 void bpfilter_broken(struct bpfilter_net *bn);
+void bpfilter_forget_net(struct bpfilter_net *bn);
 bool bpfilter_is_helper(void);
 
 int bpfilter_hook(struct bpfilter_net *bn, int family);

@@ -9,10 +9,12 @@
 
 #include <linux/bpf.h>
 #include <linux/bpfilter.h>
+#include <linux/filter.h>
 #include <linux/module.h>
 #include <linux/netfilter.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
@@ -104,21 +106,85 @@ void bpfilter_free_table(struct bpfilter_table *t)
 }
 
 /*
- * What a table of @family in @bn holds while it may be in force, as the
- * checkentry of the state match would for ip_tables: conntrack, if the
- * helper's BPFILTER_TABLE_* @flags say its program reads the state. The
- * kernel's matches and targets hold what they need themselves (see
+ * The bytes of JIT images the tables of a tenant other than init_user_ns
+ * may hold. The helper loads their programs with CAP_BPF, so
+ * bpf_jit_limit does not apply to them, and no memory cgroup pays for a
+ * JIT image: without this, one tenant could take the executable memory
+ * every other user of BPF needs. 64 MiB holds a dozen of the largest
+ * programs the helper makes (BF_MAX_INSNS instructions).
+ */
+static unsigned int bpfilter_tenant_jit_kb = 65536;
+module_param_named(tenant_jit_kb, bpfilter_tenant_jit_kb, uint, 0644);
+MODULE_PARM_DESC(tenant_jit_kb, "KiB of JIT images the tables of a tenant other than the initial user namespace may hold (default: 65536)");
+
+/* The bytes of executable memory @prog takes, as bpftool shows them. */
+static long bpfilter_jit_size(const struct bpf_prog *prog)
+{
+	long size = 0;
+	u32 i;
+
+	if (!prog->jited)
+		return 0;
+	if (!prog->aux->func_cnt)
+		return prog->jited_len;
+	for (i = 0; i < prog->aux->func_cnt; i++)
+		size += prog->aux->func[i]->jited_len;
+	return size;
+}
+
+/*
+ * Charges @t's JIT image to the tenant's helper @h, unless @t, in place
+ * of @old, would take the tenant past its limit: the table then fails
+ * with -ENOMEM, as ip_tables fails a table it has no memory for. @old
+ * stays charged until it goes, but what it gives back counts already, so
+ * that a table no larger than the one it replaces always goes in: a
+ * one-rule change that keeps its program, or a flush under a limit that
+ * was lowered. Meanwhile both count against another namespace's table.
+ */
+static int bpfilter_charge_jit(struct bpfilter_helper *h,
+			       struct bpfilter_table *t,
+			       const struct bpfilter_table *old,
+			       const struct bpf_prog *prog)
+{
+	long limit = min_t(unsigned long, READ_ONCE(bpfilter_tenant_jit_kb),
+			   LONG_MAX / SZ_1K) * SZ_1K;
+	long size = bpfilter_jit_size(prog);
+	long freed = old ? old->jit : 0;
+
+	if (atomic_long_add_return(size, &h->jit) - freed > limit &&
+	    size > freed && h->tenant != &init_user_ns) {
+		atomic_long_sub(size, &h->jit);
+		pr_info_ratelimited("table's JIT image of %ld KiB over its tenant's budget of %ld KiB (module parameter tenant_jit_kb)\n",
+				    DIV_ROUND_UP(size, SZ_1K), limit / SZ_1K);
+		return -ENOMEM;
+	}
+	t->jit = size;
+	return 0;
+}
+
+/*
+ * What a table of @family in @bn holds while it may be in force: its
+ * program's JIT image, charged to its tenant; conntrack, as the
+ * checkentry of the state match would for ip_tables, if the helper's
+ * BPFILTER_TABLE_* @flags say that @prog reads the state. The kernel's
+ * matches and targets hold what they need themselves (see
  * bpfilter_xt_check()).
  */
 int bpfilter_hold(struct bpfilter_net *bn, int family,
-		  struct bpfilter_table *t, u32 flags)
+		  struct bpfilter_table *t, const struct bpf_prog *prog,
+		  u32 flags)
 {
 	int err;
 
+	err = bpfilter_charge_jit(bn->helper, t, bn->filter[family], prog);
+	if (err)
+		return err;
 	if (flags & BPFILTER_TABLE_CONNTRACK) {
 		err = bpfilter_conntrack_get(bn, family);
-		if (err)
+		if (err) {
+			bpfilter_unhold(bn, family, t);
 			return err;
+		}
 		t->conntrack = true;
 	}
 	return 0;
@@ -130,6 +196,8 @@ void bpfilter_unhold(struct bpfilter_net *bn, int family,
 	if (t->conntrack)
 		bpfilter_conntrack_put(bn, family);
 	t->conntrack = false;
+	atomic_long_sub(t->jit, &bn->helper->jit);
+	t->jit = 0;
 }
 
 /* Frees a table that was installed in @bn, and what it held there. */
@@ -416,11 +484,21 @@ static int bpfilter_reload_net(struct bpfilter_net *bn)
 {
 	struct bpfilter_req req = { .net_cookie = bn->cookie };
 	struct bpfilter_helper *h = bn->helper;
+	struct bpfilter_exited *x, *tmp;
 	int err, f;
 
 	lockdep_assert_held(&bn->lock);
 	lockdep_assert_held(&h->call_lock);
 
+	/* A NET_EXIT still queued for @bn would drop what is loaded now. */
+	mutex_lock(&bpfilter.lock);
+	list_for_each_entry_safe(x, tmp, &h->exited, list) {
+		if (x->cookie == bn->cookie) {
+			list_del(&x->list);
+			kfree(x);
+		}
+	}
+	mutex_unlock(&bpfilter.lock);
 	err = bpfilter_send_change(h, BPFILTER_MSG_NET_EXIT, &req,
 				   sizeof(req));
 	for (f = 0; f < BPFILTER_NFAMILIES && !err; f++)
@@ -566,7 +644,7 @@ int bpfilter_call(struct bpfilter_net *bn, u32 type, const void *req,
 	/* A request too big for a message was never sent: nothing changed. */
 	if (err < 0 && err != -EMSGSIZE && change) {
 		if (err == -EINTR)
-			bn->stale = true;
+			bpfilter_forget_net(bn);
 		else
 			bpfilter_resync(h);
 	}
@@ -819,6 +897,37 @@ static struct bpfilter_exited *bpfilter_exit_later(struct bpfilter_net *bn)
 	}
 	x->cookie = bn->cookie;
 	return x;
+}
+
+/**
+ * bpfilter_forget_net - the helper forgets the tables of @bn when free
+ * @bn: a namespace whose change the helper may have taken and the kernel
+ *	did not make: refused, or its caller killed
+ *
+ * Until the namespace's next request gives it the kernel's tables again,
+ * the helper would keep the table it took, with a program that no budget
+ * counts. Told as soon as it is free, by the worker that tells it of the
+ * namespaces gone, it lets the program go, and a tenant cannot leave such
+ * programs in namespaces it never uses again, even by killing its own
+ * requests. @bn is stale: its next request gives the helper the kernel's
+ * tables.
+ *
+ * Context: Process context, @bn->lock held.
+ */
+void bpfilter_forget_net(struct bpfilter_net *bn)
+{
+	struct bpfilter_helper *h = bn->helper;
+	struct bpfilter_exited *x;
+
+	lockdep_assert_held(&bn->lock);
+	bn->stale = true;
+	x = bpfilter_exit_later(bn);
+	if (!x)
+		return;
+	mutex_lock(&bpfilter.lock);
+	list_add_tail(&x->list, &h->exited);
+	queue_work(bpfilter.wq, &h->exited_work);
+	mutex_unlock(&bpfilter.lock);
 }
 
 static void __net_exit bpfilter_net_exit(struct net *net)

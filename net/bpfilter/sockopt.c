@@ -151,8 +151,8 @@ static struct bpfilter_table *bpfilter_drop(struct sock *sk,
 	bpfilter_req_init(&drop.req, sk, pf, 0, sizeof(drop.name), true);
 	if (bpfilter_call(bn, BPFILTER_MSG_DROP, &drop, sizeof(drop), &reply,
 			  sizeof(reply), &gen) < 0 || reply.ret < 0) {
-		/* The helper may keep the table: it gets ours again. */
-		bn->stale = true;
+		/* The helper may keep the table: it forgets it, gets ours. */
+		bpfilter_forget_net(bn);
 		gen = BPFILTER_GEN_ANY;
 	}
 	return bpfilter_set_table(bn, bpfilter_family(pf), NULL, gen);
@@ -415,7 +415,7 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	new->run = kzalloc_obj(*new->run, GFP_KERNEL_ACCOUNT);
 	if (!new->run) {
 		/* The helper has the new table, the kernel the old one. */
-		bn->stale = true;
+		bpfilter_forget_net(bn);
 		return -ENOMEM;
 	}
 	prog = bpfilter_prog_get(reply->prog_id);
@@ -436,12 +436,16 @@ static int bpfilter_install(struct sock *sk, struct bpfilter_net *bn, u8 pf,
 	if (err == -EPROTO)
 		bpfilter_broken(bn);
 	if (!err)
+		err = bpfilter_hold(bn, family, new, prog, reply->flags);
+	if (!err) {
 		err = bpfilter_hook(bn, family);
-	if (!err)
-		err = bpfilter_hold(bn, family, new, reply->flags);
+		if (err)
+			bpfilter_unhold(bn, family, new);
+	}
 	if (err) {
 		bpf_prog_put(prog);
-		bn->stale = true;
+		/* Nor may the helper keep a program the kernel refused. */
+		bpfilter_forget_net(bn);
 		return err;
 	}
 

@@ -57,21 +57,6 @@ awk -v n="$RULES" 'BEGIN {
 	print "COMMIT"
 }' > "$table"
 
-# mark: a line of the kernel log that logged() looks after.
-mark()
-{
-	marker="bpfilter compiler.sh: $1 $$"
-	echo "$marker" > /dev/kmsg
-}
-
-# logged TEXT: the kernel logged TEXT after the last mark.
-logged()
-{
-	dmesg | awk -v m="$marker" 'index($0, m) { n = NR } { l[NR] = $0 }
-		END { for (i = n + 1; i <= NR; i++) print l[i] }' |
-		grep -qF -- "$1"
-}
-
 field()
 {
 	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null

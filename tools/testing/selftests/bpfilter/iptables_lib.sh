@@ -285,3 +285,18 @@ tenant()
 	done
 	return 1
 }
+
+# mark WHAT: a line of the kernel log that logged() looks after.
+mark()
+{
+	marker="bpfilter ${0##*/}: $1 $$"
+	echo "$marker" > /dev/kmsg
+}
+
+# logged TEXT: the kernel logged TEXT after the last mark.
+logged()
+{
+	dmesg | awk -v m="$marker" 'index($0, m) { n = NR } { l[NR] = $0 }
+		END { for (i = n + 1; i <= NR; i++) print l[i] }' |
+		grep -qF -- "$1"
+}
